@@ -1,0 +1,1 @@
+"""The tool pipeline: pure Python, no Jupyter imports."""
