@@ -2,14 +2,14 @@
 
 The tree::
 
-    HarnessError                  base; ``.code`` is the interface, never the text
-    ├── ToolArgsError             INVALID_ARGS        model arguments broke the schema
-    ├── ToolNotFoundError         UNKNOWN_TOOL        unknown or restricted-away tool
-    ├── ToolTimeoutError          TOOL_TIMEOUT        the timeout policy's deadline won
-    ├── OutputSchemaError         UNSUPPORTED_SCHEMA  structured-output schema outside the subset
-    ├── ToolDefinitionError       INVALID_DEFINITION  a bad definition or registration (raised at once)
-    ├── ApprovalError             APPROVAL_FAILED     the approval seam could not run (no open turn)
-    └── ListenerContractError     LISTENER_CONTRACT   a listener broke the waterfall contract
+    HarnessError              base; ``.code`` is the interface, not the text
+    ├── ToolArgsError         INVALID_ARGS        arguments broke the schema
+    ├── ToolNotFoundError     UNKNOWN_TOOL        unknown or restricted away
+    ├── ToolTimeoutError      TOOL_TIMEOUT        the policy's deadline won
+    ├── OutputSchemaError     UNSUPPORTED_SCHEMA  outside the output subset
+    ├── ToolDefinitionError   INVALID_DEFINITION  bad definition (raised)
+    ├── ApprovalError         APPROVAL_FAILED     no open turn to ask in
+    └── ListenerContractError LISTENER_CONTRACT   a listener broke the rules
 
 At call time every one of these becomes an ``isError`` result carrying
 ``{name, code}``; only definition and registration errors are raised to the

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any, Final, NoReturn, SupportsIndex
+from typing import Any, Final, NoReturn
 
 __all__ = [
     "ABSENT",
@@ -67,7 +67,7 @@ class FrozenDict(dict[str, Any]):
     __slots__ = ()
     __setitem__ = _readonly
     __delitem__ = _readonly
-    __ior__ = _readonly  # type: ignore[assignment]
+    __ior__ = _readonly
     clear = _readonly
     pop = _readonly
     popitem = _readonly
@@ -93,8 +93,8 @@ class FrozenList(list[Any]):
     __slots__ = ()
     __setitem__ = _readonly
     __delitem__ = _readonly
-    __iadd__ = _readonly  # type: ignore[assignment]
-    __imul__ = _readonly  # type: ignore[assignment]
+    __iadd__ = _readonly
+    __imul__ = _readonly
     append = _readonly
     extend = _readonly
     insert = _readonly
@@ -116,16 +116,21 @@ class FrozenList(list[Any]):
     def __repr__(self) -> str:
         return list.__repr__(self)
 
-    def __hash__(self) -> int:  # lists are unhashable; keep it that way
-        raise TypeError("unhashable type: 'FrozenList'")
 
-    def __mul__(self, n: SupportsIndex) -> list[Any]:
-        return list(self) * n
+_SCALARS: Final[frozenset[type]] = frozenset({str, int, bool, type(None)})
+_DICTS: Final[tuple[type, ...]] = (dict, FrozenDict)
+_LISTS: Final[tuple[type, ...]] = (list, FrozenList)
 
 
-_SCALARS: Final = frozenset({str, int, bool, type(None)})
-_DICTS: Final = frozenset({dict, FrozenDict})
-_LISTS: Final = frozenset({list, FrozenList})
+MAX_DEPTH: Final = 256
+"""Deepest nesting accepted: deeper values are refused, never half-copied.
+
+A bound keeps every later walk (``to_json``, ``json.dumps``, validators)
+far from Python's recursion limit, and it catches cycles for free.
+"""
+
+_INT_LIMIT: Final = 10**4299
+"""Ints need at most 4,300 digits: past that ``json.dumps`` refuses them."""
 
 
 def snapshot_json(value: object) -> Any:
@@ -135,46 +140,95 @@ def snapshot_json(value: object) -> Any:
     references become independent copies; the input is never mutated.
     """
     try:
-        return _snap(value, "$", set())
-    except RecursionError:
-        raise NotJsonError("$ is nested too deeply to copy") from None
+        return _snap(value, 0)
+    except (_Rejected, RecursionError):
+        raise NotJsonError(_locate(value, "$", set(), 0)) from None
 
 
-def _snap(value: object, path: str, active: set[int]) -> Any:
+class _Rejected(Exception):
+    """Raised by the fast walk; :func:`_locate` then finds and names the path."""
+
+
+def _bad_float(f: float) -> bool:
+    return (
+        f != f or f in (math.inf, -math.inf) or (f == 0.0 and math.copysign(1.0, f) < 0)
+    )
+
+
+def _plain_scalar(v: Any, tv: type) -> bool:
+    return (
+        tv is str
+        or tv is bool
+        or v is None
+        or (tv is int and -_INT_LIMIT < v < _INT_LIMIT)
+    )
+
+
+def _snap(value: Any, depth: int) -> Any:
+    # The hot path of every call: no path strings, no call per plain scalar,
+    # and no cycle bookkeeping (a cycle simply exceeds MAX_DEPTH).
     t = type(value)
-    if t in _SCALARS:
+    if _plain_scalar(value, t):
         return value
     if t is float:
-        f: float = value  # type: ignore[assignment]
-        if f != f or f in (math.inf, -math.inf):
-            raise NotJsonError(f"{path} is not a finite number")
-        if f == 0.0 and math.copysign(1.0, f) < 0:
-            raise NotJsonError(f"{path} is negative zero")
+        if _bad_float(value):
+            raise _Rejected
         return value
-    if t in _DICTS:
-        ident = id(value)
-        if ident in active:
-            raise NotJsonError(f"{path} is circular")
-        active.add(ident)
+    if depth >= MAX_DEPTH:
+        raise _Rejected
+    if t is dict or t is FrozenDict:
         out = {}
-        for k, v in value.items():  # type: ignore[attr-defined]
+        for k, v in value.items():
             if type(k) is not str:
-                raise NotJsonError(f"{path} has a non-string key {k!r}")
-            out[k] = _snap(v, f"{path}.{k}", active)
-        active.discard(ident)
+                raise _Rejected
+            tv = type(v)
+            if (
+                tv is str
+                or tv is bool
+                or v is None
+                or (tv is int and -_INT_LIMIT < v < _INT_LIMIT)
+            ):
+                out[k] = v
+            else:
+                out[k] = _snap(v, depth + 1)
         return FrozenDict(out)
-    if t in _LISTS:
-        ident = id(value)
-        if ident in active:
-            raise NotJsonError(f"{path} is circular")
-        active.add(ident)
-        items = [
-            _snap(v, f"{path}[{i}]", active)
-            for i, v in enumerate(value)  # type: ignore[call-overload]
-        ]
-        active.discard(ident)
-        return FrozenList(items)
-    raise NotJsonError(f"{path} is a {t.__name__}, not JSON data")
+    if t is list or t is FrozenList:
+        return FrozenList(
+            [v if _plain_scalar(v, type(v)) else _snap(v, depth + 1) for v in value]
+        )
+    raise _Rejected
+
+
+def _locate(value: Any, path: str, active: set[int], depth: int) -> str:
+    """Walk again, slowly, to name the first thing that is not JSON."""
+    t = type(value)
+    if t is int:
+        return (
+            "" if -_INT_LIMIT < value < _INT_LIMIT else f"{path} has over 4,300 digits"
+        )
+    if t in _SCALARS:
+        return ""
+    if t is float:
+        if value != value or value in (math.inf, -math.inf):
+            return f"{path} is not a finite number"
+        return f"{path} is negative zero" if _bad_float(value) else ""
+    if t in _DICTS or t in _LISTS:
+        if id(value) in active:
+            return f"{path} is circular"
+        if depth >= MAX_DEPTH:
+            return f"{path} is nested deeper than {MAX_DEPTH} levels"
+        active.add(id(value))
+        pairs = value.items() if t in _DICTS else enumerate(value)
+        for k, v in pairs:
+            if t in _DICTS and type(k) is not str:
+                return f"{path} has a non-string key {k!r}"
+            child = f"{path}.{k}" if t in _DICTS else f"{path}[{k}]"
+            found = _locate(v, child, active, depth + 1)
+            if found:
+                return found
+        active.discard(id(value))
+        return ""
+    return f"{path} is a {t.__name__}, not JSON data"
 
 
 def is_json_data(value: object) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal
 
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
@@ -118,8 +118,8 @@ class GenericCallView:
     title: str
     kind: ToolCallKind | None = None
     raw_input: Any = ABSENT
-    content: tuple[Any, ...] | None = None
-    locations: tuple[FileLocation, ...] | None = None
+    content: Sequence[Any] | None = None
+    locations: Sequence[FileLocation] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", _kind(self.kind))
@@ -163,8 +163,8 @@ class DiffCallView:
 
     card: ClassVar[Literal["diff"]] = "diff"
     title: str
-    diffs: tuple[FileDiff, ...] = field(default_factory=tuple)
-    locations: tuple[FileLocation, ...] | None = None
+    diffs: Sequence[FileDiff] = field(default_factory=tuple)
+    locations: Sequence[FileLocation] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "diffs", _diffs(self.diffs))
@@ -184,7 +184,7 @@ class GenericResultView:
 
     card: ClassVar[Literal["generic"]] = "generic"
     title: str | None = None
-    content: tuple[Any, ...] | None = None
+    content: Sequence[Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", _blocks(self.content))
@@ -227,7 +227,7 @@ class DiffResultView:
 
     card: ClassVar[Literal["diff"]] = "diff"
     title: str | None = None
-    diffs: tuple[FileDiff, ...] = field(default_factory=tuple)
+    diffs: Sequence[FileDiff] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "diffs", _diffs(self.diffs))
@@ -240,8 +240,8 @@ class DiffResultView:
         return out
 
 
-ToolCallView = Union[GenericCallView, TerminalCallView, DiffCallView]
-ToolResultView = Union[GenericResultView, TerminalResultView, DiffResultView]
+ToolCallView = GenericCallView | TerminalCallView | DiffCallView
+ToolResultView = GenericResultView | TerminalResultView | DiffResultView
 
 _CALL_VIEWS: dict[str, type[Any]] = {
     "generic": GenericCallView,
@@ -270,9 +270,7 @@ def view_from_json(
     card = data.get("card")
     cls = table.get(card) if isinstance(card, str) else None
     if cls is None:
-        raise ValueError(
-            f"unknown card {card!r}; expected one of {', '.join(table)}"
-        )
+        raise ValueError(f"unknown card {card!r}; expected one of {', '.join(table)}")
     kwargs = {_WIRE_TO_FIELD.get(k, k): v for k, v in data.items() if k != "card"}
     view: ToolCallView | ToolResultView = cls(**kwargs)
     return view

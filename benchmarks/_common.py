@@ -1,0 +1,177 @@
+"""Shared tools and timing for the benchmark scripts (not a test)."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from dsh_nb.tools import (
+    Accept,
+    Allow,
+    ToolExecutionInput,
+    ToolRegistry,
+    tool,
+)
+
+
+@dataclass
+class Address:
+    street: str
+    city: str
+    zip: str
+
+
+@dataclass
+class Prefs:
+    theme: Literal["light", "dark"]
+    lang: str
+
+
+ADD_ARGS: dict[str, Any] = {"a": 1, "b": 2}
+PROFILE_ARGS: dict[str, Any] = {
+    "name": "Ada",
+    "age": 36,
+    "email": "ada@example.org",
+    "tags": ["math", "engines"],
+    "active": True,
+    "score": 9.5,
+    "address": {"street": "1 Loop Rd", "city": "London", "zip": "N1"},
+    "prefs": {"theme": "dark", "lang": "en"},
+    "notes": "first programmer",
+    "priority": "high",
+}
+
+
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+def profile(
+    name: str,
+    age: int,
+    email: str,
+    tags: list[str],
+    active: bool,
+    score: float,
+    address: Address,
+    prefs: Prefs,
+    notes: str,
+    priority: Literal["low", "high"],
+) -> str:
+    """Store a 10-field profile."""
+    return f"{name} {age} {address.city} {prefs.theme}"
+
+
+def full_registry(extra_tools: int = 0) -> ToolRegistry:
+    """Our pipeline with the brief's listener set around both tools."""
+    registry = ToolRegistry()
+    registry.register(tool(add))
+    registry.register(tool(profile))
+    for i in range(extra_tools):
+        registry.register(tool(name=f"filler_{i}")(add))
+    for _ in range(3):
+        registry.on_pre_execute(lambda ex, next_: next_())
+    registry.guard(lambda ex: None)
+
+    async def wrapper(ex: Any, next_: Callable[[], Awaitable[Any]]) -> Any:
+        return await next_()
+
+    registry.on_execute(wrapper)
+    registry.on_post_execute(lambda ex, result, next_: next_())
+    registry.on_result(lambda ex, result: None)
+    registry.on_result(lambda ex, result: None)
+    assert Allow and Accept  # the listeners above delegate to these defaults
+    return registry
+
+
+def measure(fn: Callable[[], Any], *, batch: int = 500, rounds: int = 15) -> float:
+    """Median microseconds per call of a sync callable."""
+    for _ in range(batch):
+        fn()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        samples.append((time.perf_counter() - start) / batch * 1e6)
+    return statistics.median(samples)
+
+
+def measure_async(
+    fn: Callable[[], Awaitable[Any]], *, batch: int = 500, rounds: int = 15
+) -> float:
+    """Median microseconds per call of an async callable, awaited in a loop."""
+
+    async def run() -> float:
+        for _ in range(batch):
+            await fn()
+        samples = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(batch):
+                await fn()
+            samples.append((time.perf_counter() - start) / batch * 1e6)
+        return statistics.median(samples)
+
+    return asyncio.run(run())
+
+
+def ours(registry: ToolRegistry, name: str, args: dict[str, Any]) -> Callable[[], Any]:
+    call = ToolExecutionInput(call_id="c1", name=name, arguments=args)
+    return lambda: registry.execute(call)
+
+
+def machine() -> str:
+    return (
+        f"{platform.python_implementation()} {platform.python_version()} on "
+        f"{platform.machine()}, {platform.system()} {platform.release()}"
+    )
+
+
+def langchain_tools() -> dict[str, Any] | None:
+    """StructuredTool versions of the same two tools, or None."""
+    try:
+        from langchain_core.tools import StructuredTool
+    except ImportError:
+        return None
+    return {
+        "add": StructuredTool.from_function(add),
+        "profile": StructuredTool.from_function(profile),
+    }
+
+
+def mcp_server() -> Any | None:
+    """An MCP SDK server with the same two tools, or None."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:
+        try:
+            from mcp.server.fastmcp import FastMCP as MCPServer
+        except ImportError:
+            return None
+    server = MCPServer("bench")
+    server.tool()(add)
+    server.tool()(profile)
+    return server
+
+
+def table(rows: list[tuple[str, str, float | None, str]]) -> str:
+    """Format (peer, tool, µs, note) rows with ratios to ours."""
+    ours_by_tool = {t: us for peer, t, us, _ in rows if peer.startswith("dsh_nb")}
+    lines = [
+        "| implementation | tool | median µs/call | × ours | note |",
+        "|---|---|---:|---:|---|",
+    ]
+    for peer, name, us, note in rows:
+        if us is None:
+            lines.append(f"| {peer} | {name} | – | – | {note} |")
+            continue
+        ratio = us / ours_by_tool[name] if ours_by_tool.get(name) else float("nan")
+        lines.append(f"| {peer} | {name} | {us:.1f} | {ratio:.2f} | {note} |")
+    return "\n".join(lines)

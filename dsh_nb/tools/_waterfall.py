@@ -1,0 +1,127 @@
+"""The one waterfall engine behind every interception seam.
+
+A waterfall is an ordered chain: listener *i*'s ``next()`` runs listener
+*i+1*, the innermost ``next()`` runs the stage's base. Unlike pluggy's LIFO
+order, the first-registered listener is outermost and ``prepend=True`` puts
+a listener in front (contract §4.4). Listeners may be sync or async; a sync
+listener may simply ``return next()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools.errors import ListenerContractError
+
+__all__ = ["ListenerList", "describe", "run_waterfall"]
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def describe(fn: object) -> str:
+    """Name a listener for errors and traces: ``module.qualname``."""
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    if module in (None, "__main__", "builtins"):
+        return str(qualname)
+    return f"{module}.{qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Listener(Generic[F]):
+    fn: F
+    scope: object | None
+
+
+class ListenerList(Generic[F]):
+    """Registration-ordered listeners with prepend, scopes and snapshots."""
+
+    __slots__ = ("_all", "_scoped", "_snapshot")
+
+    def __init__(self) -> None:
+        self._all: list[_Listener[F]] = []
+        self._scoped = 0
+        self._snapshot: tuple[F, ...] = ()
+
+    def add(self, fn: F, *, scope: object | None, prepend: bool, seam: str) -> Disposer:
+        """Register ``fn``; validates eagerly, returns an idempotent dispose."""
+        if not callable(fn):
+            raise TypeError(f"{seam} listener must be callable, not {fn!r}")
+        entry = _Listener(fn, scope)
+        if prepend:
+            self._all.insert(0, entry)
+        else:
+            self._all.append(entry)
+        self._changed()
+        return Disposer(lambda: self._remove(entry))
+
+    def _remove(self, entry: _Listener[F]) -> None:
+        for i, existing in enumerate(self._all):
+            if existing is entry:
+                del self._all[i]
+                break
+        self._changed()
+
+    def _changed(self) -> None:
+        self._scoped = sum(1 for e in self._all if e.scope is not None)
+        self._snapshot = tuple(e.fn for e in self._all)
+
+    def drop_scope(self, scope: object) -> bool:
+        """Remove every listener registered on behalf of ``scope``."""
+        kept = [e for e in self._all if e.scope is not scope]
+        dropped = len(kept) != len(self._all)
+        self._all = kept
+        self._changed()
+        return dropped
+
+    def for_scope(self, scope: object | None) -> tuple[F, ...]:
+        """Snapshot the listeners that fire for a call made by ``scope``."""
+        if not self._scoped:
+            return self._snapshot
+        return tuple(e.fn for e in self._all if e.scope is None or e.scope is scope)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+
+def run_waterfall(
+    listeners: Sequence[Callable[..., Any]],
+    payload: tuple[Any, ...],
+    base: Callable[[], Awaitable[T]] | T,
+    check: Callable[[object, Callable[..., Any]], T],
+) -> Awaitable[T]:
+    """Run ``listeners`` around ``base``; ``check`` vets each listener's return.
+
+    ``base`` is the stage default: a coroutine function (dispatch) or a plain
+    value (allow, accept). ``check(value, listener)`` returns the typed value
+    or raises :class:`ListenerContractError` naming the listener. A listener
+    calling ``next()`` twice gets a :class:`ListenerContractError`.
+    """
+    n = len(listeners)
+    base_is_call = callable(base)
+
+    async def step(i: int) -> T:
+        if i == n:
+            if base_is_call:
+                return await base()  # type: ignore[operator]
+            return base  # type: ignore[return-value]
+        fn = listeners[i]
+        used = False
+
+        def next_(*_ignored: object) -> Awaitable[T]:
+            nonlocal used
+            if used:
+                raise ListenerContractError(f"{describe(fn)} called next() twice")
+            used = True
+            return step(i + 1)
+
+        out = fn(*payload, next_)
+        if hasattr(out, "__await__"):
+            out = await out
+        return check(out, fn)
+
+    return step(0)

@@ -1,0 +1,482 @@
+"""``execute()``: one call from raw input to the frozen authoritative result.
+
+Stage order (contract §4.1)::
+
+    0 read input fields once, mint the token
+    1 materialise arguments as detached, deep-frozen lossless JSON
+    2 tools/pre-execute waterfall           (default allow)
+    3 ask -> the approval seam              (allowed-once proceeds)
+    4 guards, global then the agent's       (first reason denies)
+    5 denial result                         (stage 6 skipped)
+    6 tools/execute wrappers around dispatch
+    7 tools/post-execute waterfall           (default accept)
+      anything raised in 2-7 -> outer boundary -> error result
+    8 final materialise + freeze
+    9 freeze the execution, notify tools/result observers, return
+
+The pipeline never raises to its caller, except for ``KeyboardInterrupt``
+and ``asyncio.CancelledError``, which must reach the kernel and the task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.tools._waterfall import describe, run_waterfall
+from dsh_nb.tools.errors import (
+    ListenerContractError,
+    ToolErrorInfo,
+    ToolNotFoundError,
+    error_info,
+    error_message,
+)
+from dsh_nb.tools.execution import (
+    _PHASE_FROZEN,
+    _PHASE_RUNNING,
+    _PHASE_WRAPPING,
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    PostToolDecision,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    ToolExecutionToken,
+    text_result,
+)
+from dsh_nb.tools.jsonvalue import (
+    ABSENT,
+    FrozenDict,
+    FrozenList,
+    NotJsonError,
+    compact_json,
+    snapshot_json,
+)
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.registry import ToolRegistry
+
+__all__ = [
+    "Accept",
+    "Allow",
+    "Ask",
+    "Block",
+    "Deny",
+    "PostToolDecision",
+    "PreToolDecision",
+    "TraceRecord",
+    "ToolExecution",
+    "ToolExecutionInput",
+    "ToolExecutionResult",
+    "ToolExecutionToken",
+    "execute",
+]
+
+_log = logging.getLogger("dsh_nb.tools")
+_set = object.__setattr__
+
+ARGS_NOT_JSON: Final = (
+    "Error: tool execution arguments must be losslessly JSON-serializable"
+)
+RESULT_NOT_JSON: Final = "Error: tool result must be losslessly JSON-serializable"
+_FATAL: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
+_OUTCOME_DENIALS: Final = {
+    "rejected": 'the user rejected tool "{}"',
+    "cancelled": 'approval for tool "{}" was cancelled',
+    "unavailable": 'tool "{}" requires approval, but no approval channel is available',
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class TraceRecord:
+    """Who decided what at one stage of one call, and how long it took."""
+
+    stage: str
+    actor: str
+    decision: str
+    duration_ms: float
+
+
+def _raised_message(exc: BaseException) -> str:
+    message = error_message(exc)
+    if isinstance(exc, Exception):
+        return message
+    # SystemExit and other BaseExceptions: their str() alone ("0") says nothing.
+    name = type(exc).__name__
+    return f"{name}({message})" if message else name
+
+
+def error_result(call_id: str, exc: BaseException) -> ToolExecutionResult:
+    """Normalise anything raised into the contract's error result."""
+    return text_result(
+        call_id, "Error: " + _raised_message(exc), is_error=True, error=error_info(exc)
+    )
+
+
+def _denial(call_id: str, reason: str) -> ToolExecutionResult:
+    return text_result(call_id, "Error: " + reason, is_error=True)
+
+
+# --- decision checks: each names the listener that broke the contract
+
+
+def _check_pre(value: object, fn: Callable[..., Any]) -> PreToolDecision:
+    if isinstance(value, (Allow, Ask)):
+        return value
+    if isinstance(value, Deny):
+        if type(value.reason) is str:
+            return value
+        raise ListenerContractError(
+            f"pre-execute listener {describe(fn)} returned Deny without a str reason"
+        )
+    raise ListenerContractError(
+        f"pre-execute listener {describe(fn)} returned {value!r}; "
+        "return Allow(), Deny(reason), Ask(reason) or the result of next()"
+    )
+
+
+def _check_post(value: object, fn: Callable[..., Any]) -> PostToolDecision:
+    if isinstance(value, (Accept, Block)):
+        return value
+    raise ListenerContractError(
+        f"post-execute listener {describe(fn)} returned {value!r}; "
+        "return Accept(...), Block(feedback) or the result of next()"
+    )
+
+
+def _check_result(value: object, fn: Callable[..., Any]) -> ToolExecutionResult:
+    if isinstance(value, ToolExecutionResult):
+        return value
+    raise ListenerContractError(
+        f"tools/execute wrapper {describe(fn)} returned {value!r}; "
+        "return a ToolExecutionResult or the result of next()"
+    )
+
+
+_ALLOW: Final = Allow()
+_ACCEPT: Final = Accept()
+
+
+# --- materialisation
+
+
+def materialize(result: ToolExecutionResult) -> ToolExecutionResult:
+    """Copy a result as deep-frozen lossless JSON; raises NotJsonError."""
+    content = snapshot_json(result.content)
+    if type(content) is not FrozenList:
+        raise NotJsonError("content must be a list of content blocks")
+    if type(result.is_error) is not bool:
+        raise NotJsonError("isError must be a bool")
+    error = result.error
+    if error is not None and not (
+        isinstance(error, ToolErrorInfo)
+        and type(error.name) is str
+        and type(error.code) is str
+    ):
+        raise NotJsonError("error must be {name, code} strings")
+    extra = result.additional_context
+    return ToolExecutionResult(
+        call_id=(
+            result.call_id
+            if type(result.call_id) is str
+            else snapshot_json(result.call_id)
+        ),
+        content=content,
+        is_error=result.is_error,
+        error=error,
+        additional_context=None if extra is None else snapshot_json(extra),
+        meta=ABSENT if result.meta is ABSENT else snapshot_json(result.meta),
+    )
+
+
+def _finalize(result: ToolExecutionResult, call_id: str) -> ToolExecutionResult:
+    try:
+        return materialize(result)
+    except NotJsonError:
+        pass
+    try:
+        return materialize(text_result(call_id, RESULT_NOT_JSON, is_error=True))
+    except NotJsonError:  # even the call id is not JSON (contract A.15)
+        block = FrozenDict({"type": "text", "text": RESULT_NOT_JSON})
+        return ToolExecutionResult(
+            call_id=call_id, content=FrozenList([block]), is_error=True
+        )
+
+
+def _normalize(call_id: str, out: object) -> ToolExecutionResult:
+    """Turn what a tool body returned into a result (contract §2.3)."""
+    if isinstance(out, list):
+        return ToolExecutionResult(call_id=call_id, content=out, is_error=False)
+    if isinstance(out, str):
+        return text_result(call_id, out, is_error=False)
+    if isinstance(out, Mapping) and "content" in out:
+        content = out["content"]
+        if not isinstance(content, list):
+            raise TypeError(
+                f"tool returned content of type {type(content).__name__}; "
+                "content must be a list of content blocks"
+            )
+        return ToolExecutionResult(
+            call_id=call_id,
+            content=content,
+            is_error=False,
+            meta=out["meta"] if "meta" in out else ABSENT,
+        )
+    raise TypeError(
+        f"tool returned {type(out).__name__}; expected a list of content blocks, "
+        '{"content": [...], "meta": ...}, or a str'
+    )
+
+
+# --- the pipeline
+
+
+class _Call:
+    """Per-call state shared by the stages; avoids a dozen closures."""
+
+    __slots__ = ("execution", "registry", "trace")
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        execution: ToolExecution,
+        trace: list[TraceRecord] | None,
+    ) -> None:
+        self.registry = registry
+        self.execution = execution
+        self.trace = trace
+
+    def clock(self) -> float:
+        return time.perf_counter() if self.trace is not None else 0.0
+
+    def record(self, stage: str, actor: str, decision: str, started: float) -> None:
+        if self.trace is not None:
+            elapsed = (time.perf_counter() - started) * 1000.0
+            self.trace.append(
+                TraceRecord(
+                    stage=stage, actor=actor, decision=decision, duration_ms=elapsed
+                )
+            )
+
+    async def dispatch(self) -> ToolExecutionResult:
+        ex = self.execution
+        _set(ex, "_phase", _PHASE_RUNNING)
+        try:
+            tool = self.registry.get(ex.name, ex.agent)
+            if tool is None:
+                raise ToolNotFoundError(ex.name)
+            out = tool.execute(ex.arguments, ex)
+            if hasattr(out, "__await__"):
+                out = await out
+            return _normalize(ex.call_id, out)
+        except _FATAL:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            return error_result(ex.call_id, exc)
+        finally:
+            _set(ex, "_phase", _PHASE_WRAPPING)
+
+    async def decide(self) -> str | None:
+        """Run pre-execute, approval and guards; return a denial reason or None."""
+        reg, ex = self.registry, self.execution
+        started = self.clock()
+        pre_fns = reg._pre.for_scope(ex.agent)
+        decision = (
+            await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre)
+            if pre_fns
+            else _ALLOW
+        )
+        if self.trace is not None:
+            self.record("pre-execute", "waterfall", _describe_pre(decision), started)
+        if isinstance(decision, Deny):
+            return decision.reason
+        if isinstance(decision, Ask):
+            started = self.clock()
+            reason = await self.ask(decision)
+            self.record("approval", "approval", reason or "allowed-once", started)
+            if reason is not None:
+                return reason
+        started = self.clock()
+        for guard in reg._guards_for(ex.agent):
+            reason = guard(ex)
+            if reason is None:
+                continue
+            if hasattr(reason, "__await__"):
+                getattr(reason, "close", lambda: None)()
+                raise ListenerContractError(
+                    f"guard {describe(guard)} is async; guards must be synchronous"
+                )
+            if type(reason) is not str:
+                raise ListenerContractError(
+                    f"guard {describe(guard)} returned {reason!r}; "
+                    "return None to pass or a str reason to deny"
+                )
+            self.record("guard", describe(guard), "deny: " + reason, started)
+            return reason
+        return None
+
+    async def ask(self, decision: Ask) -> str | None:
+        from dsh_nb.tools.approval import OUTCOMES, ApprovalRequest
+
+        ex = self.execution
+        service = self.registry.approval
+        if service is None:
+            if decision.reason is not None:
+                return decision.reason
+            return f'tool "{ex.name}" requires approval (not yet supported)'
+        if ex.agent is None:
+            return (
+                f'tool "{ex.name}" requires approval, '
+                "but the call has no agent to route it through"
+            )
+        request = ApprovalRequest(
+            agent=ex.agent,
+            tool_name=ex.name,
+            call_id=ex.call_id,
+            reason=decision.reason,
+            signal=ex.signal,
+        )
+        outcome = await service.request(request)
+        if outcome == "allowed-once" and type(outcome) is str:
+            return None
+        if type(outcome) is str and outcome in OUTCOMES:
+            return _OUTCOME_DENIALS[outcome].format(ex.name)
+        try:
+            shown = compact_json(outcome)
+        except (TypeError, ValueError):
+            shown = repr(outcome)
+        raise RuntimeError(f"unreachable variant in ApprovalOutcome: {shown}")
+
+    async def stages(self) -> tuple[ToolExecutionResult, bool]:
+        """Stages 2-7 inside the outer error boundary; True = already frozen."""
+        reg, ex = self.registry, self.execution
+        call_id = ex.call_id
+        try:
+            execute_fns = reg._execute.for_scope(ex.agent)
+            post_fns = reg._post.for_scope(ex.agent)
+            reason = await self.decide()
+            if reason is not None:
+                result = _denial(call_id, reason)
+            else:
+                started = self.clock()
+                _set(ex, "_phase", _PHASE_WRAPPING)
+                try:
+                    result = await run_waterfall(
+                        execute_fns, (ex,), self.dispatch, _check_result
+                    )
+                finally:
+                    _set(ex, "_phase", _PHASE_RUNNING)
+                if self.trace is not None:
+                    self.record("execute", ex.name, _describe_result(result), started)
+                if result.call_id != call_id:
+                    raise RuntimeError(
+                        f'tools/execute returned callId "{result.call_id}" '
+                        f'for authoritative call "{call_id}"'
+                    )
+            if not post_fns:
+                return result, False
+            try:
+                view, frozen = materialize(result), True
+            except NotJsonError:
+                view, frozen = result, False
+            started = self.clock()
+            post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post)
+            self.record("post-execute", "waterfall", post.kind, started)
+            final = _apply_post(view, post)
+            return final, frozen and final is view
+        except _FATAL:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the outer boundary
+            return error_result(call_id, exc), False
+
+
+def _describe_pre(decision: PreToolDecision) -> str:
+    if isinstance(decision, Deny):
+        return "deny: " + decision.reason
+    if isinstance(decision, Ask):
+        return "ask" + (": " + decision.reason if decision.reason else "")
+    return "allow"
+
+
+def _describe_result(result: ToolExecutionResult) -> str:
+    if result.error is not None:
+        return f"error {result.error.code}"
+    return "error" if result.is_error else "ok"
+
+
+def _apply_post(
+    result: ToolExecutionResult, decision: PostToolDecision
+) -> ToolExecutionResult:
+    if isinstance(decision, Block):
+        return ToolExecutionResult(
+            call_id=result.call_id,
+            content=decision.feedback,
+            is_error=True,
+            additional_context=decision.additional_context,
+        )
+    if decision.content is None and decision.additional_context is None:
+        return result
+    return dataclasses.replace(
+        result,
+        content=result.content if decision.content is None else decision.content,
+        additional_context=(
+            result.additional_context
+            if decision.additional_context is None
+            else decision.additional_context
+        ),
+    )
+
+
+async def execute(
+    registry: ToolRegistry, call: ToolExecutionInput
+) -> ToolExecutionResult:
+    """Run one call through every stage; never raises (see module doc)."""
+    try:
+        call_id = call.call_id
+        name = call.name
+        agent = getattr(call, "agent", None)
+        parent = getattr(call, "parent", None)
+        signal = getattr(call, "signal", None)
+    except _FATAL:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a hostile input object
+        return _finalize(error_result("", exc), "")
+    execution = ToolExecution(
+        call_id=call_id,
+        name=name,
+        arguments=ABSENT,
+        agent=agent,
+        parent=parent,
+        signal=signal,
+    )
+    observers = registry._result.for_scope(agent)
+    tracers = registry._trace.for_scope(agent)
+    trace: list[TraceRecord] | None = [] if tracers else None
+    state = _Call(registry, execution, trace)
+    frozen = False
+    try:
+        raw = call.arguments
+    except _FATAL:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - reading arguments raised
+        result = error_result(call_id, exc)
+    else:
+        try:
+            arguments = snapshot_json(raw)
+        except NotJsonError:
+            result = text_result(call_id, ARGS_NOT_JSON, is_error=True)
+        else:
+            object.__setattr__(execution, "_arguments", arguments)
+            result, frozen = await state.stages()
+    final = result if frozen else _finalize(result, call_id)
+    _set(execution, "_phase", _PHASE_FROZEN)
+    registry._notify(execution, final, observers, tracers, trace)
+    return final

@@ -1,0 +1,453 @@
+"""``ToolRegistry``: layers, scopes, restrictions, guards and listener seams.
+
+A registration is a trusted same-process contract: the registry keeps the
+caller's definition as-is and only checks what would make it unusable (a
+bad ``timeout_ms``, a duplicate name). Everything visible to a scope goes
+through one view rule (contract §3.4): globals admitted by every restriction
+of the scope, then the scope's own tools replacing same-name globals in place.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dsh_nb.tools import pipeline
+from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools._waterfall import ListenerList, describe
+from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.errors import ToolDefinitionError, error_message
+from dsh_nb.tools.execution import (
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+)
+from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.approval import ApprovalService
+    from dsh_nb.tools.pipeline import TraceRecord
+
+__all__ = ["ToolGuard", "ToolRegistry"]
+
+_log = logging.getLogger("dsh_nb.tools")
+
+ToolGuard = Callable[[ToolExecution], "str | None"]
+ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
+TraceObserver = Callable[
+    [ToolExecution, ToolExecutionResult, "tuple[TraceRecord, ...]"], None
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Restriction:
+    allow: frozenset[str] | None
+    deny: frozenset[str] | None
+
+    def admits(self, name: str) -> bool:
+        return (self.allow is None or name in self.allow) and (
+            self.deny is None or name not in self.deny
+        )
+
+
+def check_timeout_ms(value: object) -> bool:
+    """Whether ``value`` is a usable budget: a finite number > 0, not a bool."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+class ToolRegistry:
+    """Holds tools and listeners, and runs calls through the pipeline."""
+
+    def __init__(self) -> None:
+        self._globals: dict[str, ToolDefinition] = {}
+        self._scoped: dict[object, dict[str, ToolDefinition]] = {}
+        self._restrictions: dict[object, list[_Restriction]] = {}
+        self._global_guards: list[_GuardEntry] = []
+        self._scoped_guards: dict[object, list[_GuardEntry]] = {}
+        self._pre: ListenerList[Callable[..., Any]] = ListenerList()
+        self._execute: ListenerList[Callable[..., Any]] = ListenerList()
+        self._post: ListenerList[Callable[..., Any]] = ListenerList()
+        self._result: ListenerList[ResultObserver] = ListenerList()
+        self._trace: ListenerList[TraceObserver] = ListenerList()
+        self._change: list[Callable[[], None]] = []
+        self.approval: ApprovalService | None = None
+
+    # --- tools
+
+    def register(
+        self, definition: ToolDefinition, scope: object | None = None
+    ) -> Disposer:
+        """Add a tool to the global layer or to ``scope``'s layer."""
+        name = getattr(definition, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ToolDefinitionError(
+                f"a tool needs a non-empty str name; got {name!r} on {definition!r}"
+            )
+        if not callable(getattr(definition, "execute", None)):
+            raise ToolDefinitionError(f'tool "{name}" has no callable execute')
+        timeout_ms = getattr(definition, "timeout_ms", None)
+        if timeout_ms is not None and not check_timeout_ms(timeout_ms):
+            raise ToolDefinitionError(
+                f'tool "{name}" timeoutMs must be a positive finite number '
+                f"(got {timeout_ms!r})"
+            )
+        if scope is None:
+            if name in self._globals:
+                raise ToolDefinitionError(
+                    f'tool "{name}" is already registered; to give one agent its '
+                    "own version, register it with register(defn, scope=agent)"
+                )
+            layer = self._globals
+        else:
+            layer = self._scoped.get(scope, {})
+            if name in layer:
+                raise ToolDefinitionError(
+                    f'tool "{name}" is already registered in this scope'
+                )
+            self._scoped[scope] = layer
+        layer[name] = definition
+        try:
+            self._emit_change()
+        except BaseException:
+            self._unregister(name, scope, definition, quiet=True)
+            raise
+        return Disposer(lambda: self._unregister(name, scope, definition))
+
+    def _unregister(
+        self,
+        name: str,
+        scope: object | None,
+        definition: ToolDefinition,
+        *,
+        quiet: bool = False,
+    ) -> None:
+        layer = self._globals if scope is None else self._scoped.get(scope)
+        if layer is None or layer.get(name) is not definition:
+            return
+        del layer[name]
+        if scope is not None and not layer:
+            del self._scoped[scope]
+        if quiet:
+            try:
+                self._emit_change()
+            except Exception as exc:  # noqa: BLE001 - the first error wins
+                _log.warning(
+                    "tools/change listener failed on rollback: %s", error_message(exc)
+                )
+        else:
+            self._emit_change()
+
+    def get(self, name: str, scope: object | None = None) -> ToolDefinition | None:
+        """The definition ``scope`` sees under ``name``, or None."""
+        if scope is not None:
+            layer = self._scoped.get(scope)
+            if layer is not None:
+                found = layer.get(name)
+                if found is not None:
+                    return found
+            definition = self._globals.get(name)
+            if definition is None:
+                return None
+            for restriction in self._restrictions.get(scope, ()):
+                if not restriction.admits(name):
+                    return None
+            return definition
+        return self._globals.get(name)
+
+    def view(self, scope: object | None = None) -> dict[str, ToolDefinition]:
+        """Every tool ``scope`` sees, in view order (contract §3.4)."""
+        restrictions = self._restrictions.get(scope, ()) if scope is not None else ()
+        out = {
+            name: d
+            for name, d in self._globals.items()
+            if all(r.admits(name) for r in restrictions)
+        }
+        if scope is not None:
+            out.update(self._scoped.get(scope, {}))
+        return out
+
+    def schemas(self, scope: object | None = None) -> list[dict[str, Any]]:
+        """The model-facing projection: name, description, parameters only."""
+        out = []
+        for name, definition in self.view(scope).items():
+            try:
+                parameters = to_plain(snapshot_json(definition.parameters))
+            except NotJsonError as exc:
+                raise ToolDefinitionError(
+                    f'tool "{name}" parameters are not lossless JSON: {exc}'
+                ) from None
+            out.append(
+                {
+                    "name": str(definition.name),
+                    "description": str(definition.description),
+                    "parameters": parameters,
+                }
+            )
+        return out
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._globals
+
+    def __len__(self) -> int:
+        return len(self._globals)
+
+    # --- restrictions and guards
+
+    def restrict(
+        self,
+        scope: object | None,
+        allow: Iterable[str] | None = None,
+        deny: Iterable[str] | None = None,
+    ) -> Disposer:
+        """Filter the global layer for one scope; returns the lift."""
+        if scope is None:
+            raise ToolDefinitionError(
+                "restrict() requires a scoped context: pass the agent as scope"
+            )
+        if allow is None and deny is None:
+            raise ToolDefinitionError(
+                "restrict() with neither allow nor deny is a no-op; "
+                "pass allow=[...] and/or deny=[...]"
+            )
+        allow_list = self._names(allow, "allow")
+        deny_list = self._names(deny, "deny")
+        unknown = [
+            n for n in (allow_list or []) + (deny_list or []) if n not in self._globals
+        ]
+        if unknown:
+            raise ToolDefinitionError(self._unknown_globals_message(unknown))
+        restriction = _Restriction(
+            None if allow_list is None else frozenset(allow_list),
+            None if deny_list is None else frozenset(deny_list),
+        )
+        self._restrictions.setdefault(scope, []).append(restriction)
+        self._emit_change()
+
+        def lift() -> None:
+            entries = self._restrictions.get(scope, [])
+            for i, r in enumerate(entries):
+                if r is restriction:
+                    del entries[i]
+                    break
+            if not entries:
+                self._restrictions.pop(scope, None)
+            self._emit_change()
+
+        return Disposer(lift)
+
+    @staticmethod
+    def _names(names: Iterable[str] | None, label: str) -> list[str] | None:
+        if names is None:
+            return None
+        if isinstance(names, str):
+            raise ToolDefinitionError(
+                f"restrict({label}=...) takes a list of names, not the str {names!r}"
+            )
+        return list(names)
+
+    def _unknown_globals_message(self, unknown: list[str]) -> str:
+        known = sorted(self._globals)
+        quoted = ", ".join(f'"{n}"' for n in unknown)
+        noun = "tool" if len(unknown) == 1 else "tools"
+        message = (
+            f"unknown global {noun} {quoted}; "
+            f"known global tools: {', '.join(known) if known else '(none)'}"
+        )
+        hints = [
+            f'"{m[0]}"'
+            for n in unknown
+            if (m := difflib.get_close_matches(n, known, n=1))
+        ]
+        if hints:
+            message += f" (did you mean {', '.join(hints)}?)"
+        return message
+
+    def guard(self, fn: ToolGuard, scope: object | None = None) -> Disposer:
+        """Add a final, monotonic deny check; it can never be overridden."""
+        if not callable(fn):
+            raise TypeError(f"guard must be callable, not {fn!r}")
+        if scope is None:
+            guards = self._global_guards
+        else:
+            guards = self._scoped_guards.setdefault(scope, [])
+        entry = _GuardEntry(fn)
+        guards.append(entry)
+
+        def remove() -> None:
+            for i, g in enumerate(guards):
+                if g is entry:
+                    del guards[i]
+                    break
+            if scope is not None and not guards:
+                self._scoped_guards.pop(scope, None)
+
+        return Disposer(remove)
+
+    def _guards_for(self, scope: object | None) -> tuple[ToolGuard, ...]:
+        guards = tuple(g.fn for g in self._global_guards)
+        if scope is not None and self._scoped_guards:
+            scoped = self._scoped_guards.get(scope)
+            if scoped:
+                guards += tuple(g.fn for g in scoped)
+        return guards
+
+    # --- listener seams
+
+    def on_pre_execute(
+        self, fn: Callable[..., Any], scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn(execution, next)`` returns Allow, Deny or Ask."""
+        return self._pre.add(fn, scope=scope, prepend=prepend, seam="tools/pre-execute")
+
+    def on_execute(
+        self, fn: Callable[..., Any], scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn(execution, next)`` wraps dispatch and returns a result."""
+        return self._execute.add(fn, scope=scope, prepend=prepend, seam="tools/execute")
+
+    def on_post_execute(
+        self, fn: Callable[..., Any], scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn(execution, result, next)`` returns Accept or Block."""
+        return self._post.add(
+            fn, scope=scope, prepend=prepend, seam="tools/post-execute"
+        )
+
+    def on_result(
+        self, fn: ResultObserver, scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn(execution, result)`` observes the frozen outcome, once per call."""
+        return self._result.add(fn, scope=scope, prepend=prepend, seam="tools/result")
+
+    def on_trace(
+        self, fn: TraceObserver, scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn(execution, result, records)``: who decided what, and how long.
+
+        Tracing costs a clock read per stage, so it only runs while at least
+        one trace observer is registered.
+        """
+        return self._trace.add(fn, scope=scope, prepend=prepend, seam="tools/trace")
+
+    def on_change(
+        self, fn: Callable[[], None], scope: object | None = None, prepend: bool = False
+    ) -> Disposer:
+        """``fn()`` after every register, unregister, restrict and lift.
+
+        Unfiltered: every listener hears every change, whatever its scope.
+        """
+        if not callable(fn):
+            raise TypeError(f"tools/change listener must be callable, not {fn!r}")
+        entry = _ChangeEntry(fn)
+        if prepend:
+            self._change.insert(0, entry)
+        else:
+            self._change.append(entry)
+
+        def remove() -> None:
+            for i, e in enumerate(self._change):
+                if e is entry:
+                    del self._change[i]
+                    break
+
+        return Disposer(remove)
+
+    def _emit_change(self) -> None:
+        for listener in tuple(self._change):
+            listener()
+
+    def dispose_scope(self, scope: object) -> None:
+        """Drop every tool, restriction, guard and listener of ``scope``."""
+        changed = self._scoped.pop(scope, None) is not None
+        changed = self._restrictions.pop(scope, None) is not None or changed
+        self._scoped_guards.pop(scope, None)
+        for listeners in (
+            self._pre,
+            self._execute,
+            self._post,
+            self._result,
+            self._trace,
+        ):
+            listeners.drop_scope(scope)
+        if changed:
+            self._emit_change()
+
+    # --- execution
+
+    async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
+        """Run one call through the pipeline; never raises (contract §4.1)."""
+        return await pipeline.execute(self, call)
+
+    def _notify(
+        self,
+        execution: ToolExecution,
+        result: ToolExecutionResult,
+        observers: tuple[ResultObserver, ...],
+        tracers: tuple[TraceObserver, ...],
+        trace: list[TraceRecord] | None,
+    ) -> None:
+        """Tell the observers snapshotted at call start; each is contained."""
+        for observer in observers:
+            _contain(observer, execution, result, "tools/result observer")
+        if trace is not None:
+            records = tuple(trace)
+            for tracer in tracers:
+                _contain(tracer, execution, result, "trace observer", records)
+
+    def __repr__(self) -> str:
+        return (
+            f"<ToolRegistry {len(self._globals)} global tools, "
+            f"{len(self._scoped)} scoped layers>"
+        )
+
+
+def _contain(
+    fn: Callable[..., Any],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    what: str,
+    *extra: object,
+) -> None:
+    try:
+        out = fn(execution, result, *extra)
+        if hasattr(out, "__await__"):
+            getattr(out, "close", lambda: None)()
+            raise TypeError(f"{describe(fn)} is async; observers must be synchronous")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - one observer never starves peers
+        _log.warning(
+            'tool "%s" (%s): %s failed: %s',
+            execution.name,
+            execution.call_id,
+            what,
+            error_message(exc),
+        )
+
+
+class _GuardEntry:
+    """One guard registration; the same function twice stays two entries."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: ToolGuard) -> None:
+        self.fn = fn
+
+
+class _ChangeEntry:
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.fn = fn
+
+    def __call__(self) -> None:
+        self.fn()

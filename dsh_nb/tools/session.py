@@ -1,0 +1,140 @@
+"""Agents (scopes) and their append-only session logs.
+
+A scope is an :class:`Agent`, compared by identity: two agents with the same
+name are different scopes. Each agent carries a :class:`SessionLog`, the
+durable record the approval seam audits into and a UI replays from.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_plain
+
+__all__ = ["Agent", "SessionLog"]
+
+_log = logging.getLogger(__name__)
+
+EventListener = Callable[[Mapping[str, Any]], None]
+
+
+class SessionLog:
+    """An append-only list of ``{"type", "data"}`` events.
+
+    Events are deep-frozen JSON at append time, so what a listener or a later
+    reader sees is exactly what was recorded.
+    """
+
+    def __init__(self, events: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._events: list[FrozenDict] = []
+        self._listeners: list[EventListener] = []
+        for event in events:
+            self._events.append(self._freeze(event.get("type"), event.get("data", {})))
+
+    @staticmethod
+    def _freeze(type_: object, data: object) -> FrozenDict:
+        if not isinstance(type_, str) or not type_:
+            raise ValueError(f"event type must be a non-empty string, not {type_!r}")
+        try:
+            frozen: FrozenDict = snapshot_json({"type": type_, "data": data})
+        except NotJsonError as exc:
+            raise ValueError(
+                f"event {type_!r} data must be lossless JSON: {exc}"
+            ) from None
+        return frozen
+
+    @property
+    def events(self) -> tuple[FrozenDict, ...]:
+        """Every event so far, oldest first."""
+        return tuple(self._events)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def append(self, type_: str, data: Mapping[str, Any] | None = None) -> FrozenDict:
+        """Record one event and notify listeners; a raising listener is logged."""
+        event = self._freeze(type_, {} if data is None else data)
+        self._events.append(event)
+        for listener in tuple(self._listeners):
+            try:
+                listener(event)
+            except Exception as exc:  # noqa: BLE001 - listeners never split a pair
+                _log.warning("session listener failed: %s", error_message(exc))
+        return event
+
+    def on_append(self, fn: EventListener) -> Disposer:
+        """Call ``fn(event)`` after every append; returns a dispose."""
+        self._listeners.append(fn)
+        return Disposer(lambda: self._listeners.remove(fn))
+
+    def start_turn(self, data: Mapping[str, Any] | None = None) -> None:
+        """Open a turn: the approval seam only runs inside one."""
+        self.append("turn/start", data)
+
+    def end_turn(self, data: Mapping[str, Any] | None = None) -> None:
+        """Close the current turn."""
+        self.append("turn/end", data)
+
+    def in_open_turn(self) -> bool:
+        """Whether a ``turn/start`` comes after the last ``turn/end``."""
+        for event in reversed(self._events):
+            if event["type"] == "turn/start":
+                return True
+            if event["type"] == "turn/end":
+                return False
+        return False
+
+    def of_type(self, type_: str) -> list[FrozenDict]:
+        """Every event of one type, oldest first."""
+        return [e for e in self._events if e["type"] == type_]
+
+    def to_jsonl(self) -> str:
+        """Serialise as JSON Lines, one event a line."""
+        return "".join(
+            json.dumps(to_plain(e), ensure_ascii=False) + "\n" for e in self._events
+        )
+
+    def write_jsonl(self, path: str | os.PathLike[str]) -> None:
+        """Write every event to ``path`` as JSON Lines."""
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.to_jsonl())
+
+    @classmethod
+    def read_jsonl(cls, path: str | os.PathLike[str]) -> SessionLog:
+        """Read a log written by :meth:`write_jsonl`; blank lines are skipped."""
+        events = []
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
+                if not isinstance(event, dict):
+                    raise ValueError(f"{path}:{number}: an event must be an object")
+                events.append(event)
+        return cls(events)
+
+    def __repr__(self) -> str:
+        return f"<SessionLog {len(self._events)} events>"
+
+
+class Agent:
+    """A scope: tools, listeners and guards can be registered on its behalf."""
+
+    __slots__ = ("__weakref__", "cwd", "name", "session")
+
+    def __init__(self, name: str, *, cwd: str | None = None) -> None:
+        self.name = name
+        self.cwd = cwd
+        self.session = SessionLog()
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.name!r} at {id(self):#x}>"

@@ -1,0 +1,46 @@
+"""Shared pytest setup: the ``--slow`` mode and hypothesis profiles.
+
+``pytest`` keeps property tests bounded so the suite stays fast; ``pytest
+--slow`` runs every property test with at least 10,000 examples.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", max_examples=100, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "slow", max_examples=10_000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="run property tests with >= 10,000 examples and the slow-marked tests",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    slow = config.getoption("--slow", default=False) or os.environ.get("DSH_SLOW")
+    settings.load_profile("slow" if slow else "default")
+
+
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
