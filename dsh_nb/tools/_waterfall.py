@@ -9,7 +9,7 @@ listener may simply ``return next()``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -88,6 +88,19 @@ class ListenerList(Generic[F]):
         return len(self._all)
 
 
+class _Ready(Generic[T]):
+    """An awaitable that is already done: the default of a stage."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self.value
+        yield  # a generator that returns at once, without suspending
+
+
 def run_waterfall(
     listeners: Sequence[Callable[..., Any]],
     payload: tuple[Any, ...],
@@ -102,13 +115,13 @@ def run_waterfall(
     calling ``next()`` twice gets a :class:`ListenerContractError`.
     """
     n = len(listeners)
+    last = n - 1
     base_is_call = callable(base)
 
+    def innermost() -> Awaitable[T]:
+        return base() if base_is_call else _Ready(base)  # type: ignore[operator,arg-type]
+
     async def step(i: int) -> T:
-        if i == n:
-            if base_is_call:
-                return await base()  # type: ignore[operator]
-            return base  # type: ignore[return-value]
         fn = listeners[i]
         used = False
 
@@ -117,11 +130,11 @@ def run_waterfall(
             if used:
                 raise ListenerContractError(f"{describe(fn)} called next() twice")
             used = True
-            return step(i + 1)
+            return innermost() if i == last else step(i + 1)
 
         out = fn(*payload, next_)
         if hasattr(out, "__await__"):
             out = await out
         return check(out, fn)
 
-    return step(0)
+    return step(0) if n else innermost()

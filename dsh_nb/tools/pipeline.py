@@ -284,28 +284,11 @@ class _Call:
         finally:
             _set(ex, "_phase", _PHASE_WRAPPING)
 
-    async def decide(self) -> str | None:
-        """Run pre-execute, approval and guards; return a denial reason or None."""
-        reg, ex = self.registry, self.execution
+    def run_guards(self) -> str | None:
+        """Stage 4: the first guard to return a reason denies; no override."""
+        ex = self.execution
         started = self.clock()
-        pre_fns = reg._pre.for_scope(ex.agent)
-        decision = (
-            await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre)
-            if pre_fns
-            else _ALLOW
-        )
-        if self.trace is not None:
-            self.record("pre-execute", "waterfall", _describe_pre(decision), started)
-        if isinstance(decision, Deny):
-            return decision.reason
-        if isinstance(decision, Ask):
-            started = self.clock()
-            reason = await self.ask(decision)
-            self.record("approval", "approval", reason or "allowed-once", started)
-            if reason is not None:
-                return reason
-        started = self.clock()
-        for guard in reg._guards_for(ex.agent):
+        for guard in self.registry._guards_for(ex.agent):
             reason = guard(ex)
             if reason is None:
                 continue
@@ -360,17 +343,39 @@ class _Call:
         reg, ex = self.registry, self.execution
         call_id = ex.call_id
         try:
+            pre_fns = reg._pre.for_scope(ex.agent)
             execute_fns = reg._execute.for_scope(ex.agent)
             post_fns = reg._post.for_scope(ex.agent)
-            reason = await self.decide()
+            started = self.clock()
+            decision = (
+                await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre)
+                if pre_fns
+                else _ALLOW
+            )
+            if self.trace is not None:
+                self.record(
+                    "pre-execute", "waterfall", _describe_pre(decision), started
+                )
+            if isinstance(decision, Deny):
+                reason: str | None = decision.reason
+            elif isinstance(decision, Ask):
+                started = self.clock()
+                reason = await self.ask(decision)
+                self.record("approval", "approval", reason or "allowed-once", started)
+                if reason is None:
+                    reason = self.run_guards()
+            else:
+                reason = self.run_guards()
             if reason is not None:
                 result = _denial(call_id, reason)
             else:
                 started = self.clock()
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
-                    result = await run_waterfall(
-                        execute_fns, (ex,), self.dispatch, _check_result
+                    result = await (
+                        run_waterfall(execute_fns, (ex,), self.dispatch, _check_result)
+                        if execute_fns
+                        else self.dispatch()
                     )
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
@@ -383,15 +388,14 @@ class _Call:
                     )
             if not post_fns:
                 return result, False
-            try:
-                view, frozen = materialize(result), True
-            except NotJsonError:
-                view, frozen = result, False
+            # Post listeners get an immutable view. A result that cannot be
+            # frozen is already lost, so they see the error it becomes.
+            view = _finalize(result, call_id)
             started = self.clock()
             post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post)
             self.record("post-execute", "waterfall", post.kind, started)
             final = _apply_post(view, post)
-            return final, frozen and final is view
+            return final, final is view
         except _FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - the outer boundary

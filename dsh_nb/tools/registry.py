@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -383,9 +383,15 @@ class ToolRegistry:
 
     # --- execution
 
-    async def execute(self, call: ToolExecutionInput) -> ToolExecutionResult:
-        """Run one call through the pipeline; never raises (contract §4.1)."""
-        return await pipeline.execute(self, call)
+    def execute(
+        self, call: ToolExecutionInput
+    ) -> Coroutine[Any, Any, ToolExecutionResult]:
+        """Run one call through the pipeline; never raises (contract §4.1).
+
+        A coroutine function in all but name: ``await registry.execute(...)``.
+        It hands back the pipeline's coroutine directly to save a frame.
+        """
+        return pipeline.execute(self, call)
 
     def _notify(
         self,
