@@ -133,22 +133,19 @@ class ApprovalService:
             _unavailable,
             _passthrough,
         )
-        if signal is None:
-            try:
-                outcome = await answer
-            except (KeyboardInterrupt, asyncio.CancelledError):
-                raise
-            except BaseException:  # noqa: BLE001 - a raising answerer fails closed
-                return "unavailable"
-        else:
-            outcome = await _race(answer, signal)
+        outcome = await _race(answer, signal)
         if isinstance(outcome, str) and outcome in OUTCOMES:
             return outcome  # type: ignore[return-value]
         return "unavailable"
 
 
-async def _race(answer: Any, signal: AbortSignal) -> object:
-    """Await the answer unless ``signal`` aborts first (then ``cancelled``)."""
+async def _race(answer: Any, signal: AbortSignal | None) -> object:
+    """Await the answerers in a sub-task, unless ``signal`` aborts first.
+
+    The sub-task keeps an answerer's own ``CancelledError`` (a closed prompt)
+    apart from the caller being cancelled: the first is ``cancelled``, the
+    second propagates.
+    """
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(answer)
     aborted: asyncio.Future[None] = loop.create_future()
@@ -157,13 +154,14 @@ async def _race(answer: Any, signal: AbortSignal) -> object:
         if not aborted.done():
             aborted.set_result(None)
 
-    undo = signal.add_callback(on_abort)
+    undo = signal.add_callback(on_abort) if signal is not None else None
     try:
-        if signal.aborted:
+        if signal is not None and signal.aborted:
             on_abort(None)
         await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        undo()
+        if undo is not None:
+            undo()
         if not task.done():
             task.cancel()
     if aborted.done():

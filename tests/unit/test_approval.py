@@ -1,3 +1,4 @@
+# mypy: disable-error-code="func-returns-value"
 """Contract tests for the approval seam (contract §4.6) and the session log.
 
 Covers the pipeline's ask resolution (every row of the §4.6 table), the
@@ -11,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -63,7 +65,7 @@ class ScriptedService(ApprovalService):
         self.answer = answer
         self.requests: list[Any] = []
 
-    async def request(self, req: Any) -> Any:  # type: ignore[override]
+    async def request(self, req: Any) -> Any:
         self.requests.append(req)
         if isinstance(self.answer, BaseException):
             raise self.answer
@@ -258,7 +260,7 @@ async def test_request_fields_with_reason_and_signal(
     assert req.tool_name == "echo"
     assert req.call_id == "c1"
     assert req.reason == "why not"
-    assert req.signal is signal
+    assert req.signal is cast(Any, signal)
 
 
 async def test_request_fields_without_reason_or_signal(
@@ -593,16 +595,15 @@ async def test_raising_answerer_becomes_unavailable(
     agent: Agent, is_async: bool
 ) -> None:
     service = ApprovalService()
-    if is_async:
 
-        async def answerer(r: Any, n: Any) -> Any:
-            await asyncio.sleep(0)
-            raise RuntimeError("widget crashed")
+    async def answerer_async(r: Any, n: Any) -> Any:
+        await asyncio.sleep(0)
+        raise RuntimeError("widget crashed")
 
-    else:
+    def answerer_sync(r: Any, n: Any) -> Any:
+        raise RuntimeError("widget crashed")
 
-        def answerer(r: Any, n: Any) -> Any:
-            raise RuntimeError("widget crashed")
+    answerer: Callable[..., Any] = answerer_async if is_async else answerer_sync
 
     service.on_request(answerer)
     agent.session.start_turn()
@@ -779,12 +780,12 @@ def test_session_log_turns() -> None:
     assert log.events == ()
     assert log.in_open_turn() is False
     log.start_turn()
-    assert log.events[-1]["type"] == "turn/start"
+    assert list(log.events)[-1]["type"] == "turn/start"
     assert log.in_open_turn() is True
     log.append("tool/call", {"callId": "c1"})
     assert log.in_open_turn() is True
     log.end_turn()
-    assert log.events[-1]["type"] == "turn/end"
+    assert list(log.events)[-1]["type"] == "turn/end"
     assert log.in_open_turn() is False
 
 
@@ -802,7 +803,7 @@ def test_open_turn_scans_backwards() -> None:
 
 def test_session_events_are_frozen_tuple() -> None:
     log = SessionLog()
-    data = {"callId": "c1", "nested": {"xs": [1]}}
+    data: dict[str, Any] = {"callId": "c1", "nested": {"xs": [1]}}
     log.append("tool/call", data)
     data["nested"]["xs"].append(2)
     assert isinstance(log.events, tuple)
@@ -886,3 +887,60 @@ def test_jsonl_round_trip_empty(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     SessionLog().write_jsonl(str(path))
     assert SessionLog.read_jsonl(str(path)).events == ()
+
+
+async def test_open_turn_precondition_comes_before_policy(agent: Agent) -> None:
+    service = ApprovalService(policy="never")
+    with pytest.raises(ApprovalError, match="outside an open turn"):
+        await service.request(req(agent))
+    assert approval_events(agent.session) == []
+
+
+async def test_aborted_signal_wins_over_policy_never(agent: Agent) -> None:
+    controller = abort_controller()
+    controller.abort()
+    service = ApprovalService(policy="never")
+    agent.session.start_turn()
+    assert await service.request(req(agent, signal=controller.signal)) == "cancelled"
+
+
+@pytest.mark.parametrize("with_signal", [False, True], ids=["no-signal", "signal"])
+async def test_answerer_own_cancelled_error_fails_closed(
+    agent: Agent, with_signal: bool
+) -> None:
+    """An answerer whose own future was cancelled (a closed prompt) still
+    settles the request; the caller was not cancelled, so nothing propagates."""
+    service = ApprovalService()
+
+    async def answerer(r: Any, n: Any) -> Any:
+        prompt: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        prompt.cancel()
+        return await prompt
+
+    service.on_request(answerer)
+    agent.session.start_turn()
+    signal = abort_controller().signal if with_signal else None
+    outcome = await service.request(req(agent, signal=signal))
+    assert outcome in ("cancelled", "unavailable")
+    asked, decided = approval_events(agent.session)
+    assert decided["data"] == {"id": asked["data"]["id"], "outcome": outcome}
+
+
+async def test_answerer_own_cancelled_error_does_not_escape_execute(
+    setup: Setup, agent: Agent
+) -> None:
+    service = ApprovalService()
+
+    async def answerer(r: Any, n: Any) -> Any:
+        prompt: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        prompt.cancel()
+        return await prompt
+
+    service.on_request(answerer)
+    setup.registry.approval = service
+    setup.ask()
+    agent.session.start_turn()
+    result = await setup.run(agent=agent)
+    assert result.is_error is True
+    assert "tool" not in setup.ran
+    assert setup.ran[-1] == "result"

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="func-returns-value"
 """Contract tests for ``define_tool`` (contract §2, design.md "Tools").
 
 Validation before the body, the INVALID_ARGS result, return forms, the
@@ -141,7 +142,7 @@ def test_name_is_not_validated() -> None:
 
 def test_define_tool_is_keyword_only() -> None:
     with pytest.raises(TypeError):
-        define_tool("read", "d", {}, lambda a, e: [])  # type: ignore[misc]
+        define_tool("read", "d", {}, lambda a, e: [])  # type: ignore[call-arg]
 
 
 def test_text_block() -> None:
@@ -633,3 +634,22 @@ async def test_raw_schema_direct_call_raises_tool_args_error() -> None:
         await settle(defn.execute({}, None))  # type: ignore[arg-type]
     assert info.value.violations
     assert str(info.value).startswith("invalid arguments: ")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "violation"),
+    [
+        ({}, 'missing required property "n"'),
+        ({"n": "1"}, '"n" must be a number'),
+        ({"n": True}, '"n" must be a number'),
+        (None, '"arguments" must be an object'),
+        ([], '"arguments" must be an object'),
+    ],
+    ids=["missing", "type", "bool", "null", "list"],
+)
+async def test_raw_schema_violations_read_like_the_dsl(
+    arguments: Any, violation: str
+) -> None:
+    result = await run(build(parameters=copy.deepcopy(RAW)), arguments)
+    assert result.content == [text(f"Error: invalid arguments: {violation}")]
+    assert result.to_json()["error"] == INVALID_ARGS

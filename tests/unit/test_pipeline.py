@@ -1,3 +1,4 @@
+# mypy: disable-error-code="func-returns-value"
 """Contract tests for the execution pipeline (contract §4.1-§4.5, §4.7-§4.17).
 
 Every pinned example of the contract is asserted with its exact value.
@@ -12,6 +13,7 @@ import decimal
 import json
 import logging
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -274,7 +276,7 @@ async def test_caller_arguments_are_neither_mutated_nor_frozen(
 
     registry.register(make_def("echo", body))
     inner = ["a"]
-    caller = {"inner": inner}
+    caller: dict[str, Any] = {"inner": inner}
     await registry.execute(inp(arguments=caller))
     assert type(caller) is dict
     assert type(caller["inner"]) is list
@@ -1415,7 +1417,7 @@ async def test_calling_next_twice_raises_contract_error(
         return [text("ok")]
 
     registry.register(make_def("echo", body))
-    caught: list[BaseException] = []
+    caught: list[ListenerContractError] = []
 
     async def wrapper(execution: Any, next: Any) -> Any:
         first = await next()
@@ -1467,16 +1469,15 @@ async def test_raising_pre_listener_pinned(
 ) -> None:
     registry.register(make_def())
     log: list[str] = []
-    if is_async:
 
-        async def pre(e: Any, n: Any) -> Any:
-            await asyncio.sleep(0)
-            raise RuntimeError("permission hook broke")
+    async def pre_async(e: Any, n: Any) -> Any:
+        await asyncio.sleep(0)
+        raise RuntimeError("permission hook broke")
 
-    else:
+    def pre_sync(e: Any, n: Any) -> Any:
+        raise RuntimeError("permission hook broke")
 
-        def pre(e: Any, n: Any) -> Any:
-            raise RuntimeError("permission hook broke")
+    pre: Callable[..., Any] = pre_async if is_async else pre_sync
 
     registry.on_pre_execute(pre)
     registry.on_post_execute(lambda e, r, n: (log.append("post"), n())[1])
@@ -1514,16 +1515,15 @@ async def test_raising_wrapper_pinned(registry: ToolRegistry, is_async: bool) ->
         return [text("ok")]
 
     registry.register(make_def("echo", body))
-    if is_async:
 
-        async def wrap(e: Any, n: Any) -> Any:
-            await asyncio.sleep(0)
-            raise RuntimeError("wrapper broke")
+    async def wrap_async(e: Any, n: Any) -> Any:
+        await asyncio.sleep(0)
+        raise RuntimeError("wrapper broke")
 
-    else:
+    def wrap_sync(e: Any, n: Any) -> Any:
+        raise RuntimeError("wrapper broke")
 
-        def wrap(e: Any, n: Any) -> Any:
-            raise RuntimeError("wrapper broke")
+    wrap: Callable[..., Any] = wrap_async if is_async else wrap_sync
 
     registry.on_execute(wrap)
     registry.on_post_execute(lambda e, r, n: (ran.append("post"), n())[1])
@@ -1556,16 +1556,15 @@ async def test_raising_post_listener_pinned(
     registry: ToolRegistry, is_async: bool
 ) -> None:
     registry.register(make_def())
-    if is_async:
 
-        async def post(e: Any, r: Any, n: Any) -> Any:
-            await n()
-            raise RuntimeError("post hook broke")
+    async def post_async(e: Any, r: Any, n: Any) -> Any:
+        await n()
+        raise RuntimeError("post hook broke")
 
-    else:
+    def post_sync(e: Any, r: Any, n: Any) -> Any:
+        raise RuntimeError("post hook broke")
 
-        def post(e: Any, r: Any, n: Any) -> Any:
-            raise RuntimeError("post hook broke")
+    post: Callable[..., Any] = post_async if is_async else post_sync
 
     registry.on_post_execute(post)
     result = await registry.execute(inp())
@@ -2644,8 +2643,8 @@ class DiskFull(HarnessError):
 
 
 class BrokenCode(HarnessError):
-    @property  # type: ignore[misc]
-    def code(self) -> str:  # type: ignore[override]
+    @property
+    def code(self) -> str:
         raise RuntimeError("cannot read code")
 
     @code.setter
@@ -2786,3 +2785,98 @@ async def test_concurrent_calls_are_independent(registry: ToolRegistry) -> None:
         ok_json("c1:1", "c1"),
         ok_json("c2:2", "c2"),
     ]
+
+
+async def test_post_cannot_repair_a_non_json_result_in_place(
+    registry: ToolRegistry,
+) -> None:
+    """In-place mutation is not a transform channel (§4.10, Appendix A.5)."""
+
+    async def body(args: Any, execution: Any) -> Any:
+        return {"content": [text("ok")], "meta": {"x": float("nan")}}
+
+    registry.register(make_def("echo", body))
+    attempts: list[str] = []
+
+    def post(e: Any, result: Any, n: Any) -> Any:
+        mutations: tuple[Callable[[], object], ...] = (
+            lambda: result.meta.__setitem__("x", 1),
+            lambda: result.content[0].__setitem__("text", "patched"),
+            lambda: result.content.append(text("extra")),
+        )
+        for mutate in mutations:
+            try:
+                mutate()
+                attempts.append("mutated")
+            except (TypeError, AttributeError):
+                attempts.append("refused")
+        return n()
+
+    registry.on_post_execute(post)
+    result = await registry.execute(inp())
+    assert result.to_json() == error_json(RESULT_NOT_JSON)
+    assert attempts == ["refused"] * 3
+
+
+async def test_post_cannot_touch_the_tools_own_objects(registry: ToolRegistry) -> None:
+    held = [text("ok")]
+
+    async def body(args: Any, execution: Any) -> Any:
+        return {"content": held, "meta": float("inf")}
+
+    registry.register(make_def("echo", body))
+
+    def post(e: Any, result: Any, n: Any) -> Any:
+        try:
+            result.content.append(text("leak"))
+        except (TypeError, AttributeError):
+            pass
+        return n()
+
+    registry.on_post_execute(post)
+    await registry.execute(inp())
+    assert held == [text("ok")]
+
+
+async def test_hostile_call_id_getter_does_not_escape(
+    registry: ToolRegistry, agent: Agent, other: Agent
+) -> None:
+    class BadId(CountingInput):
+        @property
+        def call_id(self) -> Any:
+            raise RuntimeError("no id")
+
+    registry.register(make_def())
+    source = BadId(**_counting_values(agent, other, [{}]))
+    result = await registry.execute(source)  # type: ignore[arg-type]
+    assert result.is_error is True
+    assert only_text(result) == "Error: no id"
+    json.dumps(result.to_json())
+
+
+@pytest.mark.parametrize("stage", ["pre", "execute", "post"])
+@pytest.mark.parametrize("how", ["wait_for", "gather", "ensure_future"])
+async def test_next_returns_an_awaitable_asyncio_accepts(
+    registry: ToolRegistry, stage: str, how: str
+) -> None:
+    """Wrappers commonly hand next() to asyncio (timeouts, races)."""
+    registry.register(make_def())
+
+    async def drive(awaitable: Any) -> Any:
+        if how == "wait_for":
+            return await asyncio.wait_for(awaitable, 5)
+        if how == "gather":
+            (value,) = await asyncio.gather(awaitable)
+            return value
+        return await asyncio.ensure_future(awaitable)
+
+    async def listener(*payload: Any) -> Any:
+        return await drive(payload[-1]())
+
+    {
+        "pre": registry.on_pre_execute,
+        "execute": registry.on_execute,
+        "post": registry.on_post_execute,
+    }[stage](listener)
+    result = await registry.execute(inp())
+    assert result.to_json() == ok_json()

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="func-returns-value"
 """Property tests for the pipeline's totality (contract §4.1, §4.2, §4.12, §4.13).
 
 Random JSON and non-JSON arguments, random tool returns and random listener

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="func-returns-value"
 """Contract tests for the tool registry (contract §3).
 
 Layers, register/dispose, get, schemas, restrict, guard and tools/change.
@@ -10,6 +11,7 @@ import copy
 import gc
 import re
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -454,7 +456,7 @@ def test_schemas_allowlist_only_three_keys(registry: ToolRegistry) -> None:
 
 
 def test_schemas_parameters_are_deep_copies(registry: ToolRegistry) -> None:
-    params = {
+    params: dict[str, Any] = {
         "type": "object",
         "properties": {"x": {"type": "string", "enum": ["a", "b"]}},
         "required": ["x"],
@@ -463,17 +465,18 @@ def test_schemas_parameters_are_deep_copies(registry: ToolRegistry) -> None:
     defn = make_def("echo", parameters=params)
     registry.register(defn)
 
-    first = registry.schemas()[0]
+    first: dict[str, Any] = dict(registry.schemas()[0])
     assert first["parameters"] == original
     assert first["parameters"] is not params
     assert first["parameters"]["properties"] is not params["properties"]
     assert first["parameters"]["properties"]["x"] is not params["properties"]["x"]
-    for mutate in (
+    mutations: tuple[Callable[[Any], object], ...] = (
         lambda p: p["properties"]["x"].__setitem__("type", "number"),
         lambda p: p["properties"]["x"]["enum"].append("c"),
         lambda p: p["required"].clear(),
         lambda p: p.__setitem__("extra", True),
-    ):
+    )
+    for mutate in mutations:
         try:
             mutate(first["parameters"])
         except TypeError:
@@ -554,7 +557,7 @@ def test_schemas_reflect_registration_immediately(
 def test_restrict_requires_a_scope(registry: ToolRegistry) -> None:
     registry.register(make_def("a"))
     with pytest.raises(ToolDefinitionError, match="requires a scoped context"):
-        registry.restrict(None, deny=["a"])  # type: ignore[arg-type]
+        registry.restrict(None, deny=["a"])
 
 
 def test_restrict_without_allow_or_deny_is_a_noop_error(
