@@ -1,0 +1,260 @@
+"""The ``text/html`` part: a self-contained card with inline styles only.
+
+No script, no event handler, no link, no external resource: what works
+without JavaScript (``<details>``) does the collapsing. The only tags are
+those in :data:`TAGS` and the only attributes ``class``, ``style`` and
+``colspan``, all with our own constant values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from dsh_nb.notebook._ansi import ansi_to_html_lines
+from dsh_nb.notebook._diffhtml import diff_html
+from dsh_nb.notebook._html import (
+    BG,
+    BORDER,
+    CODE_FONT,
+    CODE_SIZE,
+    ERR,
+    FG,
+    FG_MUTED,
+    INFO,
+    OK,
+    PRE_STYLE,
+    UI_FONT,
+    WARN,
+    el,
+    esc,
+    pill,
+    pre,
+)
+from dsh_nb.notebook._view import Card, cap, output_tail, pretty_json
+from dsh_nb.tools.jsonvalue import ABSENT
+
+__all__ = ["TAGS", "card_html"]
+
+TAGS: Final = frozenset(
+    {
+        "div",
+        "span",
+        "pre",
+        "details",
+        "summary",
+        "table",
+        "tbody",
+        "tr",
+        "td",
+        "ul",
+        "li",
+    }
+)
+STATUS_COLOURS: Final = {
+    "pending": FG_MUTED,
+    "awaiting-approval": WARN,
+    "running": INFO,
+    "done": OK,
+    "denied": ERR,
+    "error": ERR,
+    "timed-out": ERR,
+    "cancelled": FG_MUTED,
+}
+_MUTED: Final = f"color:{FG_MUTED}"
+_SUMMARY: Final = f"cursor:pointer;color:{FG_MUTED};margin:2px 0"
+_SECTION: Final = "margin:4px 0"
+_FLAT_PRE: Final = PRE_STYLE.replace("border-radius:3px", "border-radius:0")
+_TD: Final = "padding:1px 8px;text-align:left;vertical-align:top;border:none"
+
+
+def _notice(text: str, colour: str = FG_MUTED) -> str:
+    return el("div", esc(text), f"color:{colour};font-style:italic;margin:2px 0")
+
+
+def _header(card: Card) -> str:
+    model = card.model
+    colour = ERR if model.is_error else STATUS_COLOURS[model.status]
+    font = CODE_FONT if card.kind == "terminal" else UI_FONT
+    parts = [
+        el("span", esc(card.icon), "flex:none", "dsh-ToolCard-icon"),
+        el(
+            "span",
+            esc(card.title),
+            f"font-weight:600;font-family:{font};overflow-wrap:anywhere;"
+            "flex:1 1 auto;min-width:0",
+            "dsh-ToolCard-title",
+        ),
+    ]
+    if model.tool and model.tool != card.title:
+        parts.append(
+            el(
+                "span",
+                esc(model.tool),
+                f"{_MUTED};font-family:{CODE_FONT};font-size:11px",
+                "dsh-ToolCard-tool",
+            )
+        )
+    parts.append(pill(model.status, colour, "dsh-ToolCard-status"))
+    if model.approval is not None:
+        good = model.approval == "allowed-once"
+        parts.append(
+            pill(
+                f"approval: {model.approval}",
+                OK if good else WARN,
+                "dsh-ToolCard-approval",
+            )
+        )
+    if card.exit is not None:
+        label, success = card.exit
+        parts.append(pill(label, OK if success else ERR, "dsh-ToolCard-exit"))
+    return el(
+        "div",
+        "".join(parts),
+        "display:flex;align-items:center;gap:8px;flex-wrap:wrap;padding:4px 8px",
+        "dsh-ToolCard-header",
+    )
+
+
+def _terminal(card: Card) -> list[str]:
+    out = []
+    if card.description is not None:
+        out.append(el("div", esc(card.description), f"{_MUTED};{_SECTION}"))
+    if card.cwd is not None:
+        out.append(
+            el(
+                "div",
+                esc(f"cwd: {card.cwd}"),
+                f"{_MUTED};font-family:{CODE_FONT};font-size:{CODE_SIZE}",
+                "dsh-ToolCard-cwd",
+            )
+        )
+    if card.output is None:
+        return out
+    text, dropped = output_tail(card.output, card.limits.max_output_chars)
+    if dropped:
+        out.append(
+            _notice(
+                f"output truncated: the first {dropped:,} of "
+                f"{len(card.output):,} characters are not shown",
+                ERR,
+            )
+        )
+    lines = ansi_to_html_lines(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    if not lines:
+        out.append(_notice("(no output)"))
+        return out
+    keep = card.limits.max_output_lines
+    if len(lines) > keep:
+        hidden = lines[:-keep]
+        summary = el(
+            "summary",
+            esc(
+                f"show all {len(lines):,} lines ({len(hidden):,} earlier lines hidden)"
+            ),
+            _SUMMARY,
+        )
+        body = pre("\n".join(hidden), "dsh-ToolCard-output", _FLAT_PRE)
+        out.append(el("details", summary + body, "", "dsh-ToolCard-more"))
+        lines = lines[-keep:]
+    out.append(pre("\n".join(lines), "dsh-ToolCard-output", _FLAT_PRE))
+    return out
+
+
+def _block(block: Any, limit: int, error: bool) -> str:
+    if isinstance(block, Mapping) and block.get("type") == "text":
+        text = block.get("text")
+        raw = text if isinstance(text, str) else pretty_json(block)
+    else:
+        raw = pretty_json(block)
+    text, notice = cap(raw, limit)
+    style = PRE_STYLE + (f";border-left:3px solid {ERR}" if error else "")
+    html = pre(esc(text), "dsh-ToolCard-content", style)
+    return html + (_notice(notice, ERR) if notice else "")
+
+
+def _generic(card: Card) -> list[str]:
+    out = []
+    if card.locations:
+        items = "".join(
+            el("li", esc(loc.path if loc.line is None else f"{loc.path}:{loc.line}"))
+            for loc in card.locations
+        )
+        out.append(
+            el(
+                "ul",
+                items,
+                f"margin:4px 0;padding-left:20px;font-family:{CODE_FONT};"
+                f"font-size:{CODE_SIZE}",
+                "dsh-ToolCard-locations",
+            )
+        )
+    if card.raw_input is not ABSENT and card.kind == "generic":
+        raw = card.raw_input
+        text, notice = cap(
+            raw if isinstance(raw, str) else pretty_json(raw),
+            card.limits.max_output_chars,
+        )
+        summary = el("summary", "input", _SUMMARY)
+        body = pre(esc(text)) + (_notice(notice, ERR) if notice else "")
+        out.append(el("details", summary + body, _SECTION, "dsh-ToolCard-input"))
+    for block in card.content or ():
+        out.append(_block(block, card.limits.max_output_chars, card.model.is_error))
+    return out
+
+
+def _trace(card: Card) -> str:
+    rows = []
+    for entry in card.model.trace:
+        decision = entry.decision
+        colour = (
+            ERR if decision.startswith("deny") else OK if decision == "allow" else FG
+        )
+        rows.append(
+            "<tr>"
+            + el("td", esc(entry.stage), _TD)
+            + el("td", esc(entry.actor), f"{_TD};font-family:{CODE_FONT}")
+            + el("td", esc(decision), f"{_TD};color:{colour}")
+            + "</tr>"
+        )
+    table = el(
+        "table",
+        el("tbody", "".join(rows)),
+        f"border-collapse:collapse;margin:2px 0;font-size:12px;color:{FG}",
+    )
+    summary = el("summary", esc(f"trace ({len(rows)})"), _SUMMARY)
+    return el("details", summary + table, _SECTION, "dsh-ToolCard-trace")
+
+
+def card_html(card: Card) -> str:
+    """Draw the whole card."""
+    model = card.model
+    sections = []
+    if card.kind == "terminal":
+        sections.extend(_terminal(card))
+    sections.extend(_generic(card))
+    if card.kind == "diff":
+        plans = card.plans()
+        sections.extend(diff_html(plan) for plan in plans)
+        if not plans:
+            sections.append(_notice("no file changes"))
+    if model.trace:
+        sections.append(_trace(card))
+    border = ERR if model.is_error else STATUS_COLOURS[model.status]
+    root = (
+        f"font-family:{UI_FONT};font-size:13px;line-height:1.4;color:{FG};"
+        f"background:{BG};border:1px solid {BORDER};border-left:3px solid {border};"
+        "border-radius:4px;margin:4px 0;overflow:hidden;text-align:left"
+    )
+    body = ""
+    if sections:
+        body = el(
+            "div",
+            "".join(sections),
+            f"padding:4px 8px 6px;border-top:1px solid {BORDER}",
+            "dsh-ToolCard-body",
+        )
+    cls = f"dsh-ToolCard dsh-mod-{esc(model.status)}"
+    return f'<div class="{cls}" style="{root}">{_header(card)}{body}</div>'

@@ -1,0 +1,228 @@
+"""Render one tool call as a rich display: JSON intent, HTML, Markdown, text.
+
+:func:`render_card` returns a :class:`ToolCard`, whose MIME bundle carries:
+
+``application/vnd.dsh.tool-card+json`` (:data:`CARD_MIME`)
+    The render intent for the JupyterLab renderer, with wire names::
+
+        {"tool", "callId"?, "status", "isError", "call"?, "result"?,
+         "approval"?, "trace"?: [{"stage", "actor", "decision"}], "cwd"?}
+
+    ``call``/``result`` are the views' ``to_json()``; ``cwd`` is the session
+    working folder the renderer relativizes file titles against.
+``text/html``
+    A self-contained card: inline styles, theme variables with fallbacks, no
+    script, no links, every tool string escaped.
+``text/markdown``, ``text/plain``
+    Fallbacks; a terminal card's Markdown is a fenced ``console`` block, a
+    diff card's a fenced ``diff`` block.
+
+The same model always gives byte-identical parts (nbval compares them):
+volatile values (``CardModel.meta``, trace durations) go in the display
+metadata under :data:`CARD_MIME`, and the call id is never drawn. Each part
+is built on its own; one that raises is left out (the error is named in the
+metadata under ``renderErrors``) and ``text/plain`` always renders.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection
+from typing import Any
+
+from dsh_nb.notebook._cardhtml import card_html
+from dsh_nb.notebook._html import visible
+from dsh_nb.notebook._model import (
+    CALL_VIEWS,
+    CARD_MIME,
+    RESULT_VIEWS,
+    CardLimits,
+    CardModel,
+    TraceEntry,
+)
+from dsh_nb.notebook._text import card_markdown, card_plain
+from dsh_nb.notebook._view import Card
+from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.presentation import ToolCallView, ToolResultView
+
+__all__ = [
+    "CARD_MIME",
+    "CardLimits",
+    "CardModel",
+    "ToolCard",
+    "TraceEntry",
+    "render_card",
+]
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {error_message(exc)}"
+
+
+def _json_payload(model: CardModel) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": model.tool}
+    if model.call_id is not None:
+        out["callId"] = model.call_id
+    out["status"] = model.status
+    out["isError"] = model.is_error
+    if model.call is not None:
+        out["call"] = model.call.to_json()
+    if model.result is not None:
+        out["result"] = model.result.to_json()
+    if model.approval is not None:
+        out["approval"] = model.approval
+    if model.trace:
+        out["trace"] = [
+            {"stage": e.stage, "actor": e.actor, "decision": e.decision}
+            for e in model.trace
+        ]
+    if model.cwd is not None:
+        out["cwd"] = model.cwd
+    # A value that cannot serialize would lose the whole display later, so
+    # find it now and drop only this part. to_json() already detached it.
+    _check_json(out)
+    return out
+
+
+def _check_json(value: Any) -> None:
+    """Raise if ``value`` is not JSON; cost is per node, not per character."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, bool, int)):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError(f"{item!r} is not JSON")
+        elif isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    raise TypeError(f"JSON object keys must be str; got {key!r}")
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            raise TypeError(f"{type(item).__name__} is not JSON: {item!r}")
+
+
+def _metadata(model: CardModel, errors: dict[str, str]) -> dict[str, Any]:
+    volatile: dict[str, Any] = {}
+    if model.meta:
+        try:
+            volatile["meta"] = json.loads(json.dumps(dict(model.meta), default=str))
+        except (TypeError, ValueError) as exc:
+            errors["metadata"] = _describe(exc)
+    durations = [e.duration_ms for e in model.trace]
+    if any(d is not None for d in durations):
+        volatile["traceDurationsMs"] = durations
+    if errors:
+        volatile["renderErrors"] = dict(errors)
+    return {CARD_MIME: volatile} if volatile else {}
+
+
+class ToolCard:
+    """A rendered card: display it, or read its MIME parts.
+
+    Built by :func:`render_card`; ``repr()`` is the ``text/plain`` part.
+    """
+
+    __slots__ = ("_data", "_metadata")
+
+    def __init__(self, data: dict[str, Any], metadata: dict[str, Any]) -> None:
+        self._data = data
+        self._metadata = metadata
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The MIME bundle's data, keyed by MIME type."""
+        return dict(self._data)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The display metadata: volatile values under :data:`CARD_MIME`."""
+        return dict(self._metadata)
+
+    def _repr_mimebundle_(
+        self,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        keep = [
+            mime
+            for mime in self._data
+            if (include is None or mime in include)
+            and (exclude is None or mime not in exclude)
+        ]
+        data = {mime: self._data[mime] for mime in keep}
+        metadata = {m: v for m, v in self._metadata.items() if m in keep}
+        return data, metadata
+
+    def __repr__(self) -> str:
+        text: str = self._data["text/plain"]
+        return text
+
+
+def _as_model(obj: object) -> CardModel:
+    if isinstance(obj, CardModel):
+        return obj
+    if isinstance(obj, CALL_VIEWS):
+        call: ToolCallView = obj
+        return CardModel(tool="", status="pending", call=call)
+    if isinstance(obj, RESULT_VIEWS):
+        result: ToolResultView = obj
+        return CardModel(tool="", status="done", result=result)
+    raise TypeError(
+        "render_card() takes a CardModel, a call view or a result view "
+        f"(see dsh_nb.tools.presentation); got {obj!r}"
+    )
+
+
+def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
+    """Render a call as a displayable card.
+
+    Parameters
+    ----------
+    obj
+        A :class:`CardModel`; or a call view alone (shown as ``pending``); or
+        a result view alone (shown as ``done``).
+    limits
+        Size limits; ``CardLimits()`` by default.
+
+    Returns
+    -------
+    ToolCard
+        Display it (``display(card)``) or read ``card.data``.
+    """
+    model = _as_model(obj)
+    if limits is None:
+        limits = CardLimits()
+    elif not isinstance(limits, CardLimits):
+        raise TypeError(f"limits must be a CardLimits; got {limits!r}")
+    errors: dict[str, str] = {}
+    data: dict[str, Any] = {}
+    try:
+        data[CARD_MIME] = _json_payload(model)
+    except Exception as exc:  # noqa: BLE001 - one broken part hides no other
+        errors[CARD_MIME] = _describe(exc)
+    card: Card | None = None
+    try:
+        card = Card(model, limits)
+    except Exception as exc:  # noqa: BLE001 - the plain fallback still renders
+        errors["card"] = _describe(exc)
+    if card is not None:
+        for mime, build in (("text/html", card_html), ("text/markdown", card_markdown)):
+            try:
+                data[mime] = build(card)
+            except Exception as exc:  # noqa: BLE001 - named in renderErrors
+                errors[mime] = _describe(exc)
+    plain = None
+    if card is not None:
+        try:
+            plain = card_plain(card)
+        except Exception as exc:  # noqa: BLE001 - the plain fallback renders
+            errors["text/plain"] = _describe(exc)
+    if plain is None:
+        plain = f"[{model.status}] {visible(model.tool or 'tool call')}"
+    data["text/plain"] = plain
+    return ToolCard(data, _metadata(model, errors))
