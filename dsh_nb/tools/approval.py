@@ -117,7 +117,14 @@ class ApprovalService:
         if request.reason is not None:
             asked["reason"] = request.reason
         session.append("approval/asked", asked)
-        outcome = await self._decide(request)
+        try:
+            outcome = await self._decide(request)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # The caller is going away; the audit pair must still close.
+            session.append(
+                "approval/decided", {"id": request_id, "outcome": "cancelled"}
+            )
+            raise
         session.append("approval/decided", {"id": request_id, "outcome": outcome})
         return outcome
 

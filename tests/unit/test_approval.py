@@ -944,3 +944,32 @@ async def test_answerer_own_cancelled_error_does_not_escape_execute(
     assert result.is_error is True
     assert "tool" not in setup.ran
     assert setup.ran[-1] == "result"
+
+
+async def test_caller_cancelled_while_waiting_still_closes_the_audit_pair() -> None:
+    import asyncio as _asyncio
+
+    from dsh_nb.tools import Agent as _Agent
+    from dsh_nb.tools import ApprovalRequest as _Request
+    from dsh_nb.tools import ApprovalService as _Service
+
+    service = _Service()
+    agent = _Agent("a")
+    agent.session.start_turn()
+    never: _asyncio.Future[str] = _asyncio.get_running_loop().create_future()
+
+    async def answerer(request: object, next_: object) -> str:
+        return await never
+
+    service.on_request(answerer)
+    task = _asyncio.ensure_future(
+        service.request(_Request(agent=agent, tool_name="rm", call_id="c1"))
+    )
+    await _asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(_asyncio.CancelledError):
+        await task
+    decided = agent.session.of_type("approval/decided")
+    asked = agent.session.of_type("approval/asked")
+    assert [d["data"]["outcome"] for d in decided] == ["cancelled"]
+    assert decided[0]["data"]["id"] == asked[0]["data"]["id"]
