@@ -12,11 +12,15 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "default", max_examples=100, deadline=None,
+    "default",
+    max_examples=100,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
-    "slow", max_examples=10_000, deadline=None,
+    "slow",
+    max_examples=10_000,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

@@ -1,0 +1,179 @@
+"""Displays for the magics: tables, JSON listings and a tool's model view.
+
+Each object renders ``text/plain`` and escaped ``text/html`` (or
+``application/json``) through ``_repr_mimebundle_``, so it reads well in
+JupyterLab, in a terminal and in a stored notebook alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from dsh_nb.tools.jsonvalue import compact_json, format_number, to_plain
+
+__all__ = [
+    "JsonListing",
+    "Table",
+    "ToolSpec",
+    "format_ms",
+    "parameters_summary",
+]
+
+_CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+
+
+def format_ms(ms: float) -> str:
+    """Show a budget as people write it: ``500ms``, ``5s``, ``2m``."""
+    if ms >= 60_000 and ms % 60_000 == 0:
+        return f"{format_number(ms / 60_000)}m"
+    if ms >= 1000:
+        return f"{format_number(round(ms / 1000, 3))}s"
+    return f"{format_number(ms)}ms"
+
+
+def parameters_summary(schema: Mapping[str, Any]) -> str:
+    """One line per schema: ``query: string*, limit: integer = 10``."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        return "(none)"
+    required = set(schema.get("required") or ())
+    parts = []
+    for name, prop in properties.items():
+        kind = prop.get("type", "any") if isinstance(prop, Mapping) else "any"
+        if isinstance(kind, list):
+            kind = "|".join(str(k) for k in kind)
+        text = f"{name}: {kind}{'*' if name in required else ''}"
+        if isinstance(prop, Mapping) and "default" in prop:
+            text += f" = {compact_json(to_plain(prop['default']))}"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+class Table:
+    """A titled table of strings, shown as aligned text or an HTML table."""
+
+    __slots__ = ("columns", "empty", "rows", "title")
+
+    def __init__(
+        self,
+        title: str,
+        columns: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        *,
+        empty: str = "(none)",
+    ) -> None:
+        self.title = title
+        self.columns = tuple(columns)
+        self.rows = [tuple(r) for r in rows]
+        self.empty = empty
+
+    def _plain(self) -> str:
+        if not self.rows:
+            return f"{self.title}: {self.empty}"
+        widths = [
+            max(len(c), *(len(r[i]) for r in self.rows))
+            for i, c in enumerate(self.columns)
+        ]
+
+        def line(cells: Sequence[str]) -> str:
+            return "  ".join(
+                c.ljust(w) for c, w in zip(cells, widths, strict=True)
+            ).rstrip()
+
+        body = [line(self.columns), line(["-" * w for w in widths])]
+        body += [line(r) for r in self.rows]
+        return "\n".join([self.title, *body])
+
+    def _html(self) -> str:
+        if not self.rows:
+            return f"<p><b>{escape(self.title)}</b>: {escape(self.empty)}</p>"
+        head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in self.columns)
+        rows = "".join(
+            "<tr>"
+            + "".join(f'<td style="{_CELL}"><code>{escape(c)}</code></td>' for c in r)
+            + "</tr>"
+            for r in self.rows
+        )
+        return (
+            f'<table class="dsh-Table"><caption style="text-align:left">'
+            f"<b>{escape(self.title)}</b></caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, Any]:
+        return {"text/plain": self._plain(), "text/html": self._html()}
+
+    def __repr__(self) -> str:
+        return self._plain()
+
+
+class JsonListing(list[Any]):
+    """A plain list of JSON values that displays as collapsible JSON.
+
+    ``tools = %tools --openai`` binds it; it is a ``list``, so it goes
+    straight into a model request.
+    """
+
+    __slots__ = ()
+
+    def _text(self) -> str:
+        return json.dumps(list(self), indent=2, ensure_ascii=False)
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, Any]:
+        return {"application/json": list(self), "text/plain": self._text()}
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython's list printer would win over the bundle's text/plain.
+        printer.text(self._text())
+
+
+class ToolSpec:
+    """What the model sees of one tool: name, description, JSON Schema."""
+
+    __slots__ = ("description", "name", "notes", "parameters")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        notes: Sequence[str] = (),
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = to_plain(parameters)
+        self.notes = tuple(notes)
+
+    def _schema(self) -> str:
+        return json.dumps(self.parameters, indent=2, ensure_ascii=False)
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, Any]:
+        notes = f" ({', '.join(self.notes)})" if self.notes else ""
+        plain = [f"tool {self.name!r} registered{notes}"]
+        if self.description:
+            plain.append(f"  {self.description}")
+        plain.append(f"  parameters: {parameters_summary(self.parameters)}")
+        plain.append(self._schema())
+        html = (
+            '<div class="dsh-ToolSpec"><p>tool <b><code>'
+            f"{escape(self.name)}</code></b> registered{escape(notes)}</p>"
+            + (f"<p>{escape(self.description)}</p>" if self.description else "")
+            + "<details><summary>JSON Schema: "
+            f"<code>{escape(parameters_summary(self.parameters))}</code></summary>"
+            f"<pre>{escape(self._schema())}</pre></details></div>"
+        )
+        return {"text/plain": "\n".join(plain), "text/html": html}
+
+    def __repr__(self) -> str:
+        text: str = self._repr_mimebundle_()["text/plain"]
+        return text

@@ -1,0 +1,380 @@
+"""Approvals as widgets: Allow once / Reject buttons for an ``Ask``.
+
+The pipeline decides *whether* to ask; this module only answers. ``install``
+registers one answerer on the kernel registry's ``ApprovalService``, which
+writes the audit pair (``approval/asked`` then ``approval/decided``) for
+every request, whatever happens here.
+
+Waiting is one ``await`` on an ``asyncio.Future`` of the kernel's own loop:
+on ipykernel >= 7.4 a cell that awaits a call still receives the click,
+because widget messages are dispatched while an async cell runs. A click may
+arrive on another thread (JupyterLab subshells), so the future is settled on
+its loop with ``call_soon_threadsafe``. A pending prompt ends as
+``cancelled`` on the approval timeout, the call's abort signal, a kernel
+interrupt, or when its cell runs again.
+
+An interrupt while an approval is pending is consumed: the approval settles
+``cancelled`` and the cell finishes with that denial, so the audit pair is
+always written. The next interrupt reaches the kernel as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import signal
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from dsh_nb.notebook.frontend import RequestOrigin, is_interactive, request_origin
+from dsh_nb.notebook.prompt import ALLOW_LABEL, REJECT_LABEL, ApprovalPrompt
+from dsh_nb.tools.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
+
+if TYPE_CHECKING:
+    import ipywidgets as widgets
+
+    from dsh_nb.tools.registry import ToolRegistry
+
+__all__ = [
+    "ALLOW_LABEL",
+    "REJECT_LABEL",
+    "ApprovalConfig",
+    "ApprovalHost",
+    "ApprovalPrompt",
+    "LiveCallView",
+    "install",
+]
+
+_log = logging.getLogger(__name__)
+
+
+class ApprovalConfig(Protocol):
+    """The settings the answerer reads on every request."""
+
+    @property
+    def headless_outcome(self) -> str: ...
+    @property
+    def frontend(self) -> str: ...
+    @property
+    def approval_timeout(self) -> float | None: ...
+
+
+class LiveCallView(Protocol):
+    """The part of a live call card the answerer drives."""
+
+    def set_status(self, status: str) -> None: ...
+    def show_prompt(self, widget: widgets.Widget) -> None: ...
+    def clear_prompt(self, outcome: str) -> None: ...
+
+
+class ApprovalHost(Protocol):
+    """What ``install`` needs from the kernel state."""
+
+    @property
+    def registry(self) -> ToolRegistry: ...
+    @property
+    def config(self) -> ApprovalConfig: ...
+    @property
+    def live_calls(self) -> Mapping[str, LiveCallView]: ...
+    @property
+    def pending_approvals(self) -> MutableMapping[str, ApprovalPrompt]: ...
+
+
+class _Pending:
+    """One approval being decided, and every way to cut it short.
+
+    The timeout, the call's abort signal and a kernel interrupt all call
+    :meth:`stop`, which cancels whatever is being awaited at that moment:
+    an answerer registered after ours, then the prompt.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None):
+        self.loop = loop
+        self._thread = threading.get_ident()
+        self.note: str | None = None
+        self._targets: list[Callable[[str], object]] = []
+        self._timer = None
+        if timeout is not None:
+            self._timer = loop.call_later(
+                timeout, self.stop, f"no answer within {timeout:g} s"
+            )
+
+    def stop(self, note: str) -> None:
+        """Cancel what is awaited now and anything awaited later (loop only)."""
+        if self.note is not None:
+            return
+        self.note = note
+        for target in tuple(self._targets):
+            target(note)
+
+    def stop_threadsafe(self, note: str) -> None:
+        """:meth:`stop` from any thread: at once on the loop's, else posted."""
+        if threading.get_ident() == self._thread:
+            self.stop(note)
+        elif not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.stop, note)
+
+    def guard(self, target: Callable[[str], object]) -> Callable[[], None]:
+        """Have :meth:`stop` call ``target(note)``; return the undo."""
+        if self.note is not None:
+            target(self.note)
+            return _noop
+        self._targets.append(target)
+        return lambda: self._targets.remove(target)
+
+    async def run(self, awaitable: Awaitable[object]) -> object:
+        """Await ``awaitable`` unless stopped first (then ``cancelled``)."""
+        task = asyncio.ensure_future(awaitable)
+        unguard = self.guard(lambda _note: task.cancel())
+        try:
+            await asyncio.wait({task})
+        finally:
+            unguard()
+            if not task.done():
+                task.cancel()
+        if task.cancelled():
+            return "cancelled"
+        return task.result()
+
+    def close(self) -> None:
+        """Disarm the timer."""
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+class _InterruptWatch:
+    """While approvals are pending, a SIGINT cancels them instead of the cell.
+
+    ipykernel's own handler for async cells only wakes the loop on the next
+    message, so an awaiting cell ignores the stop button. This handler posts
+    the cancel with ``call_soon_threadsafe`` (which wakes the loop), then
+    puts the previous handler back so a second interrupt reaches the kernel.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[_Pending, None] = {}
+        self._previous: Any = None
+        self._handler = self._handle
+
+    def watch(self, pending: _Pending) -> Callable[[], None]:
+        """Track ``pending`` until the returned undo runs (main thread only)."""
+        if threading.current_thread() is not threading.main_thread():
+            return _noop
+        self._pending[pending] = None
+        if signal.getsignal(signal.SIGINT) is not self._handler:
+            self._previous = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handler)
+
+        def unwatch() -> None:
+            self._pending.pop(pending, None)
+            if not self._pending:
+                self._restore()
+
+        return unwatch
+
+    def _restore(self) -> None:
+        # ipykernel saves and restores SIGINT handlers around every request,
+        # so ours may come back later; ``_previous`` stays what it replaced.
+        if signal.getsignal(signal.SIGINT) is self._handler:
+            previous = self._previous
+            signal.signal(
+                signal.SIGINT,
+                signal.default_int_handler if previous is None else previous,
+            )
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        pending = list(self._pending)
+        previous = self._previous
+        self._restore()
+        if not pending:
+            if callable(previous):
+                previous(signum, frame)
+            elif previous == signal.SIG_DFL:
+                raise KeyboardInterrupt
+            return
+        # A signal handler runs between any two bytecodes: never stop inline.
+        for each in pending:
+            if not each.loop.is_closed():
+                each.loop.call_soon_threadsafe(each.stop, "the kernel was interrupted")
+
+
+_INTERRUPTS: Final = _InterruptWatch()
+"""SIGINT is process-wide, so one watch serves every installed answerer."""
+
+
+def _noop() -> None:
+    return None
+
+
+def _headless(outcome: object) -> ApprovalOutcome:
+    if isinstance(outcome, str) and outcome.lower() in OUTCOMES:
+        return outcome.lower()  # type: ignore[return-value]
+    return "unavailable"
+
+
+def _timeout_seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 < value < float("inf") else None
+
+
+def _is_stale(
+    prompt: ApprovalPrompt, tool_name: str, origin: RequestOrigin | None
+) -> bool:
+    """A prompt from an earlier run of the same cell, asking the same tool."""
+    old = prompt.origin
+    if old is None or origin is None or prompt.tool_name != tool_name:
+        return False
+    if old.msg_id == origin.msg_id or origin.msg_type != "execute_request":
+        return False
+    return (
+        old.cell_id is None or origin.cell_id is None or old.cell_id == origin.cell_id
+    )
+
+
+class _Answerer:
+    """The one answerer ``install`` registers; prompts when someone is there.
+
+    Answerers registered after it (a scripted answerer in a teaching
+    notebook) answer first; it only takes what they pass on with ``next()``.
+    """
+
+    def __init__(
+        self,
+        state: ApprovalHost,
+        origin: Callable[[], RequestOrigin | None],
+    ) -> None:
+        self.state = state
+        self.origin = origin
+
+    async def __call__(
+        self, request: ApprovalRequest, next_: Callable[[], Awaitable[object]]
+    ) -> object:
+        config = self.state.config
+        pending = _Pending(
+            asyncio.get_running_loop(), _timeout_seconds(config.approval_timeout)
+        )
+        undo: list[Callable[[], object]] = [_INTERRUPTS.watch(pending)]
+        if request.signal is not None:
+            undo.append(
+                request.signal.add_callback(
+                    lambda _reason: pending.stop_threadsafe("the call was aborted")
+                )
+            )
+        try:
+            inner = await pending.run(next_())
+            if isinstance(inner, str) and inner in OUTCOMES and inner != "unavailable":
+                return inner
+            if pending.note is not None:
+                return "cancelled"
+            if not is_interactive(config.frontend):
+                return _headless(config.headless_outcome)
+            return await self.ask(request, pending)
+        finally:
+            pending.close()
+            for fn in undo:
+                fn()
+
+    async def ask(self, request: ApprovalRequest, pending: _Pending) -> ApprovalOutcome:
+        """Show a prompt for ``request`` and await a click or a cancel."""
+        origin = self.origin()
+        prompts = self.state.pending_approvals
+        for stale in [
+            p for p in prompts.values() if _is_stale(p, request.tool_name, origin)
+        ]:
+            stale.cancel("superseded: the cell ran again")
+        prompt = ApprovalPrompt(
+            request.tool_name,
+            reason=request.reason,
+            call_id=request.call_id,
+            origin=origin,
+        )
+        key = request.call_id or f"approval-{uuid.uuid4().hex}"
+        previous = prompts.get(key)
+        if previous is not None:
+            previous.cancel("superseded by a new request for the same call")
+        prompts[key] = prompt
+        unguard = pending.guard(prompt.cancel)
+        hide = self._show(request, prompt)
+        try:
+            return await prompt.wait()
+        finally:
+            unguard()
+            if not prompt.done:
+                prompt.cancel("the call was cancelled")
+            if prompts.get(key) is prompt:
+                del prompts[key]
+            try:
+                hide()
+            except Exception:  # noqa: BLE001 - the outcome stands even if the card fails
+                _log.warning("could not replace the approval prompt", exc_info=True)
+            prompt.close()
+
+    def _show(
+        self, request: ApprovalRequest, prompt: ApprovalPrompt
+    ) -> Callable[[], None]:
+        live = None
+        if request.call_id is not None:
+            live = self.state.live_calls.get(request.call_id)
+        if live is not None:
+            try:
+                live.set_status("awaiting-approval")
+                live.show_prompt(prompt.widget)
+            except Exception:  # noqa: BLE001 - a card failure must not lose the ask
+                _log.warning(
+                    "live card %r could not show the prompt", live, exc_info=True
+                )
+            else:
+                return lambda: live.clear_prompt(prompt.outcome or "cancelled")
+        return _display_alone(prompt)
+
+
+def _display_alone(prompt: ApprovalPrompt) -> Callable[[], None]:
+    """Show the prompt on its own display handle; replace it when answered."""
+    from IPython.display import display
+
+    show: Callable[..., Any] = display
+    handle = show(prompt.widget, display_id=True)
+    if handle is None:
+        return _noop
+
+    def replace() -> None:
+        line = prompt.summary()
+        bundle = {
+            "text/plain": line,
+            "text/html": f"<div class='dsh-approval'>{html.escape(line)}</div>",
+        }
+        handle.update(bundle, raw=True)
+
+    return replace
+
+
+def install(
+    state: ApprovalHost,
+    *,
+    origin: Callable[[], RequestOrigin | None] = request_origin,
+) -> Callable[[], None]:
+    """Register the widget answerer on ``state.registry.approval``.
+
+    ``origin`` names the kernel request that is asking (tests inject one).
+    Returns a dispose that removes the answerer and cancels pending prompts.
+    """
+    service = state.registry.approval
+    if service is None:
+        raise ValueError(
+            f"{state.registry!r} has no ApprovalService; set "
+            "registry.approval = ApprovalService() before installing approvals"
+        )
+    answerer = _Answerer(state, origin)
+    remove = service.on_request(answerer)
+
+    def dispose() -> None:
+        remove()
+        for prompt in list(state.pending_approvals.values()):
+            prompt.cancel("the dsh_nb extension was unloaded")
+
+    return dispose

@@ -1,0 +1,123 @@
+"""``DshConfig``: the extension's settings, a traitlets Configurable.
+
+Set them with ``%config DshConfig.approval_policy = "never"`` in a cell, or
+``c.DshConfig.approval_policy = "never"`` in ``ipython_config.py``; list them
+with ``%config DshConfig``. The extension reacts to changes while it runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
+from traitlets.config import Configurable
+
+from dsh_nb.tools.approval import set_approval_policy
+
+if TYPE_CHECKING:
+    from dsh_nb.notebook.render import CardLimits
+    from dsh_nb.tools.session import SessionLog
+
+__all__ = ["DshConfig"]
+
+
+class DshConfig(Configurable):
+    """Settings of the dsh_nb kernel extension (``%config DshConfig``)."""
+
+    approval_policy = CaselessStrEnum(
+        ["ask", "never"],
+        default_value="ask",
+        help=(
+            "What an Ask decision does: 'ask' routes it to the approval "
+            "prompt; 'never' rejects it without asking."
+        ),
+    ).tag(config=True)
+
+    headless_outcome = CaselessStrEnum(
+        ["unavailable", "allowed-once", "rejected", "cancelled"],
+        default_value="unavailable",
+        help=(
+            "The approval outcome when no frontend can show the prompt "
+            "(nbval, nbclient, a script). 'unavailable' fails closed; a demo "
+            "notebook may choose 'allowed-once'."
+        ),
+    ).tag(config=True)
+
+    frontend = CaselessStrEnum(
+        ["auto", "interactive", "headless"],
+        default_value="auto",
+        help=(
+            "Whether approval prompts wait for a click ('interactive'), apply "
+            "headless_outcome at once ('headless'), or detect it ('auto')."
+        ),
+    ).tag(config=True)
+
+    approval_timeout = Float(
+        None,
+        allow_none=True,
+        help=(
+            "Seconds an approval prompt waits before settling as 'cancelled'; "
+            "None waits until answered."
+        ),
+    ).tag(config=True)
+
+    default_timeout_ms = Float(
+        None,
+        allow_none=True,
+        help=(
+            "Deadline in milliseconds for tools that declare no timeout; None "
+            "lets such tools run without one."
+        ),
+    ).tag(config=True)
+
+    trace = Bool(
+        True,
+        help=(
+            "Show each call's trace (which listener, guard or wrapper decided "
+            "what, and how long each stage took) in its card."
+        ),
+    ).tag(config=True)
+
+    max_output_lines = Int(
+        40, min=1, help="Terminal lines a card shows before 'show all'."
+    ).tag(config=True)
+    max_output_chars = Int(
+        200_000, min=1, help="Characters a card keeps of terminal output or a block."
+    ).tag(config=True)
+    max_diff_lines = Int(
+        2_000, min=1, help="Diff rows a card renders before truncating."
+    ).tag(config=True)
+    max_diff_bytes = Int(
+        2_000_000, min=1, help="Size of one file's text above which it is not diffed."
+    ).tag(config=True)
+
+    # Not a trait: the live session a policy change is recorded on. A class
+    # default, because loading config fires observers inside __init__.
+    session: SessionLog | None = None
+
+    @validate("approval_timeout", "default_timeout_ms")
+    def _positive(self, proposal: Any) -> float | None:
+        value = proposal["value"]
+        if value is not None and not value > 0:
+            name = proposal["trait"].name
+            raise TraitError(
+                f"DshConfig.{name} must be a positive number or None, not {value!r}"
+            )
+        return value  # type: ignore[no-any-return]
+
+    @observe("approval_policy")
+    def _policy_changed(self, change: Any) -> None:
+        # The service default was fixed at load; a change is a session override.
+        if self.session is not None:
+            set_approval_policy(self.session, change["new"])
+
+    def card_limits(self) -> CardLimits:
+        """The card size limits these settings describe."""
+        from dsh_nb.notebook.render import CardLimits
+
+        return CardLimits(
+            max_output_lines=self.max_output_lines,
+            max_output_chars=self.max_output_chars,
+            max_diff_lines=self.max_diff_lines,
+            max_diff_bytes=self.max_diff_bytes,
+        )

@@ -1,0 +1,152 @@
+"""Who is on the other end of the kernel: a person with widgets, or a runner.
+
+An approval prompt is only worth showing when someone can click it. Headless
+runners (nbclient, nbval, papermill, a script) would wait forever, so the
+approval answerer asks :func:`is_interactive` first and, when nobody is
+there, answers with the configured headless outcome at once.
+
+How a widget frontend is recognised (measured with JupyterLab 4.6.6,
+ipywidgets 8.1.9, ipykernel 7.4.0 and headless Chromium):
+
+1. A JupyterLab / Notebook 7 widget manager opens a
+   ``jupyter.widget.control`` comm when it connects to a kernel, and
+   ipywidgets keeps it in ``Widget._control_comm``. The kernel only accepts
+   that comm once ipywidgets is imported: in a fresh kernel the manager
+   connects first, the comm is refused, and ``_control_comm`` stays ``None``
+   until the page reconnects (reload, or a new tab on the same kernel).
+2. So the current request is checked as well: JupyterLab and Notebook 7 send
+   ``deletedCells`` and ``recordTiming`` in every ``execute_request``'s
+   metadata; nbclient, nbval and ``jupyter_client``'s ``execute()`` send no
+   metadata at all.
+
+Either sign means interactive. Frontends that show neither (VS Code, classic
+Notebook 6, Voila) read as headless, which fails closed; set
+``%config DshConfig.frontend = "interactive"`` there.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+__all__ = [
+    "FRONTEND_MODES",
+    "LAB_EXECUTE_KEYS",
+    "FrontendMode",
+    "RequestOrigin",
+    "current_request",
+    "has_widget_frontend",
+    "is_interactive",
+    "request_origin",
+]
+
+FrontendMode = Literal["auto", "interactive", "headless"]
+FRONTEND_MODES: Final = ("auto", "interactive", "headless")
+LAB_EXECUTE_KEYS: Final = frozenset({"deletedCells", "recordTiming"})
+"""Metadata keys JupyterLab-family frontends put on each execute request."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestOrigin:
+    """The kernel request a piece of code runs on behalf of.
+
+    Attributes
+    ----------
+    msg_id
+        The request's ``msg_id``: a re-run of a cell is a new request.
+    msg_type
+        Usually ``execute_request``; ``comm_msg`` for a widget callback.
+    cell_id
+        The notebook cell id, when the frontend sends one (JupyterLab does).
+    """
+
+    msg_id: str
+    msg_type: str
+    cell_id: str | None = None
+
+
+def current_request() -> Mapping[str, Any] | None:
+    """Return the kernel message being handled now, or None outside a kernel.
+
+    ipykernel 7 keeps the parent in a context variable, so a task started by
+    a cell still sees that cell's request after the cell has ended.
+    """
+    shell = _shell()
+    kernel = getattr(shell, "kernel", None)
+    get_parent = getattr(kernel, "get_parent", None)
+    if get_parent is None:
+        return None
+    try:
+        parent = get_parent("shell")
+    except Exception:  # noqa: BLE001 - an odd kernel reads as "no request"
+        return None
+    if not isinstance(parent, Mapping) or not parent.get("header"):
+        return None
+    return parent
+
+
+def request_origin(parent: Mapping[str, Any] | None = None) -> RequestOrigin | None:
+    """Describe ``parent`` (default: the current request), or None."""
+    if parent is None:
+        parent = current_request()
+    if parent is None:
+        return None
+    header = parent.get("header") or {}
+    msg_id = header.get("msg_id")
+    if not isinstance(msg_id, str) or not msg_id:
+        return None
+    metadata = parent.get("metadata") or {}
+    cell_id = metadata.get("cellId") if isinstance(metadata, Mapping) else None
+    return RequestOrigin(
+        msg_id=msg_id,
+        msg_type=str(header.get("msg_type", "")),
+        cell_id=cell_id if isinstance(cell_id, str) and cell_id else None,
+    )
+
+
+def has_widget_frontend() -> bool:
+    """Return True when a widget-capable frontend is connected.
+
+    True if ipywidgets recorded a widget manager's control comm, or if the
+    current request carries JupyterLab's execute metadata (see the module
+    docstring for why both are needed).
+    """
+    module = sys.modules.get("ipywidgets.widgets.widget")
+    widget = getattr(module, "Widget", None)
+    if getattr(widget, "_control_comm", None) is not None:
+        return True
+    parent = current_request()
+    if parent is None:
+        return False
+    metadata = parent.get("metadata")
+    return isinstance(metadata, Mapping) and not LAB_EXECUTE_KEYS.isdisjoint(metadata)
+
+
+def is_interactive(mode: str = "auto") -> bool:
+    """Decide whether to prompt: ``mode`` overrides detection unless ``auto``.
+
+    Raises ``ValueError`` for a mode other than auto, interactive, headless.
+    """
+    choice = mode.lower() if isinstance(mode, str) else mode
+    if choice == "interactive":
+        return True
+    if choice == "headless":
+        return False
+    if choice == "auto":
+        return has_widget_frontend()
+    raise ValueError(
+        f'frontend mode must be "auto", "interactive" or "headless", not {mode!r}; '
+        'set it with %config DshConfig.frontend = "auto"'
+    )
+
+
+def _shell() -> object | None:
+    module = sys.modules.get("IPython")
+    if module is None:
+        return None
+    try:
+        return module.get_ipython()  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001 - no shell means no kernel
+        return None

@@ -1,0 +1,398 @@
+"""``LiveCall``: one tool call shown as a card that updates in place.
+
+The card goes through one display handle created while the calling cell
+runs, so every update lands in that cell, in JupyterLab and in headless
+runners alike. Statuses move ``pending`` -> ``awaiting-approval`` ->
+``running`` -> ``done`` | ``denied`` | ``error`` | ``timed-out`` |
+``cancelled``. The card's data stays deterministic; the call id, timings
+and trace durations go to the display metadata.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dsh_nb.tools.execution import (
+    ToolExecutionInput,
+    ToolExecutionResult,
+    text_result,
+)
+from dsh_nb.tools.jsonvalue import is_json_data
+from dsh_nb.tools.timeout import TOOL_TIMEOUT
+
+if TYPE_CHECKING:
+    from IPython.display import DisplayHandle
+
+    from dsh_nb.notebook.render import ToolCard
+    from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.pipeline import TraceRecord
+    from dsh_nb.tools.session import Agent
+
+__all__ = ["ApprovalPromptLike", "LiveCall", "classify"]
+
+_FINAL = frozenset({"done", "denied", "error", "timed-out", "cancelled"})
+
+
+class ApprovalPromptLike(Protocol):
+    """What ``LiveCall.approve``/``reject`` delegate to (the approval prompt)."""
+
+    def approve(self) -> None: ...
+
+    def reject(self) -> None: ...
+
+
+def classify(
+    result: ToolExecutionResult,
+    trace: tuple[TraceRecord, ...],
+    approval: str | None,
+) -> str:
+    """Name a finished call's status from its result, trace and approval."""
+    if not result.is_error:
+        return "done"
+    if result.error is not None and result.error.code == TOOL_TIMEOUT:
+        return "timed-out"
+    if approval == "cancelled":
+        return "cancelled"
+    for record in trace:
+        if record.stage == "pre-execute" and record.decision.startswith("deny"):
+            return "denied"
+        if record.stage == "approval" and record.decision != "allowed-once":
+            return "denied"
+        if record.stage == "guard":
+            return "denied"
+    return "error"
+
+
+def _update(handle: DisplayHandle, obj: object, **kwargs: Any) -> None:
+    update: Callable[..., None] = handle.update
+    update(obj, **kwargs)
+
+
+def _shell_running() -> bool:
+    import sys
+
+    if "IPython" not in sys.modules:
+        return False
+    from IPython.core.interactiveshell import InteractiveShell
+
+    return InteractiveShell.initialized()
+
+
+class LiveCall:
+    """One call through the kernel registry, shown as a live card.
+
+    Await it for the frozen :class:`ToolExecutionResult`; ``result`` is None
+    until the call is over. Built by ``dsh_nb.call``, ``%call`` and
+    ``dispatch``, not directly.
+    """
+
+    def __init__(
+        self,
+        state: KernelState,
+        name: str,
+        arguments: Any,
+        *,
+        call_id: str,
+        agent: Agent,
+    ) -> None:
+        self._state = state
+        self.name = name
+        self.arguments = arguments
+        self.call_id = call_id
+        self.agent = agent
+        self._status = "pending"
+        self._result: ToolExecutionResult | None = None
+        self._trace: tuple[TraceRecord, ...] = ()
+        self._approval: str | None = None
+        self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
+        self._result_view: Any = None
+        self._handle: DisplayHandle | None = None
+        self._flush_handle: asyncio.Handle | None = None
+        self._prompt_handle: DisplayHandle | None = None
+        self._prompt: ApprovalPromptLike | None = None
+        self._task: asyncio.Future[ToolExecutionResult] | None = None
+        self._started = time.perf_counter()
+        self._duration_ms: float | None = None
+
+    # --- what a caller reads --------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        """The card's current status."""
+        return self._status
+
+    @property
+    def result(self) -> ToolExecutionResult | None:
+        """The frozen result once the call is over, else None."""
+        return self._result
+
+    @property
+    def done(self) -> bool:
+        """Whether the call reached a final status."""
+        return self._status in _FINAL
+
+    def card(self) -> ToolCard:
+        """Render the card as it stands now."""
+        # Imported here: the renderer is only needed once a call is shown.
+        from dsh_nb.notebook.render import CardModel, TraceEntry, render_card
+
+        config = self._state.config
+        trace = self._trace if config.trace else ()
+        meta: dict[str, Any] = {"callId": self.call_id}
+        if self._duration_ms is not None:
+            meta["durationMs"] = round(self._duration_ms, 3)
+        model = CardModel(
+            tool=self.name,
+            call_id=self.call_id,
+            status=self._status,
+            call=self._call_view,
+            result=self._result_view,
+            is_error=bool(self._result is not None and self._result.is_error),
+            trace=tuple(
+                TraceEntry(
+                    stage=r.stage,
+                    actor=r.actor,
+                    decision=r.decision,
+                    duration_ms=round(r.duration_ms, 3),
+                )
+                for r in trace
+            ),
+            cwd=self.agent.cwd,
+            approval=self._approval,
+            meta=meta,
+        )
+        return render_card(model, limits=config.card_limits())
+
+    def __repr__(self) -> str:
+        return f"<LiveCall {self.name!r} {self.call_id!r} {self._status}>"
+
+    # --- display --------------------------------------------------------------
+
+    def show(self) -> LiveCall:
+        """Display the card in the current cell (once); no-op outside IPython."""
+        if self._handle is None and self._state.shell is not None and _shell_running():
+            from IPython.display import display
+
+            card = self.card()
+            show: Callable[..., Any] = display
+            # raw: the bundle is built already; skip IPython's formatters.
+            self._handle = show(
+                card.data, metadata=card.metadata, raw=True, display_id=True
+            )
+        return self
+
+    def _refresh(self, *, now: bool = False) -> None:
+        """Update the card; intermediate states coalesce per loop turn.
+
+        A status set and superseded within one turn of the event loop (a
+        fast synchronous tool goes ``running`` then ``done`` without
+        yielding) is never sent; a final status is sent at once.
+        """
+        if self._handle is None:
+            return
+        if not now:
+            if self._flush_handle is not None:
+                return
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            else:
+                self._flush_handle = loop.call_soon(self._flush)
+                return
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._handle is not None:
+            from IPython.display import update_display
+
+            card = self.card()
+            update: Callable[..., None] = update_display
+            update(
+                card.data,
+                metadata=card.metadata,
+                raw=True,
+                display_id=self._handle.display_id,
+            )
+
+    def set_status(self, status: str) -> None:
+        """Move the card to ``status`` (the approval prompt uses this)."""
+        from dsh_nb.notebook._model import STATUSES
+
+        if self._status in _FINAL:
+            return
+        if status not in STATUSES:
+            from dsh_nb.notebook.render import CardModel
+
+            CardModel(tool=self.name, status=status)  # raises, with a hint
+        self._status = status
+        self._refresh()
+
+    def show_prompt(self, prompt: Any) -> None:
+        """Show the approval prompt right under the card, in the same cell.
+
+        ``prompt`` (a widget) is displayed as it is. :meth:`approve` and
+        :meth:`reject` answer the prompt registered for this call in
+        ``state.pending_approvals``, or ``prompt`` itself when it has
+        ``approve()`` and ``reject()``.
+        """
+        self._prompt = prompt if hasattr(prompt, "approve") else None
+        if self._handle is None:
+            return
+        from IPython.display import DisplayHandle
+
+        if self._prompt_handle is None:
+            make: Callable[[], DisplayHandle] = DisplayHandle
+            self._prompt_handle = handle = make()
+            show: Callable[..., None] = handle.display
+            show(prompt)
+        else:
+            _update(self._prompt_handle, prompt)
+
+    def clear_prompt(self, outcome: str | None = None) -> None:
+        """Drop the prompt; the card shows ``outcome`` from now on."""
+        self._prompt = None
+        if outcome is not None:
+            self._approval = outcome
+        if self._prompt_handle is not None:
+            text = f"approval: {outcome}" if outcome else ""
+            _update(self._prompt_handle, {"text/plain": text}, raw=True)
+        self._refresh()
+
+    def approve(self) -> None:
+        """Answer the pending approval prompt with *Allow once*."""
+        self._pending_prompt().approve()
+
+    def reject(self) -> None:
+        """Answer the pending approval prompt with *Reject*."""
+        self._pending_prompt().reject()
+
+    def _pending_prompt(self) -> ApprovalPromptLike:
+        pending = self._state.pending_approvals.get(self.call_id)
+        prompt = pending if pending is not None else self._prompt
+        if prompt is None or getattr(prompt, "done", False):
+            raise RuntimeError(
+                f"call {self.call_id!r} of tool {self.name!r} has no pending approval "
+                f"(status {self._status!r}); approve()/reject() only work while its "
+                "card shows 'awaiting-approval'"
+            )
+        return prompt
+
+    # --- running --------------------------------------------------------------
+
+    def start(self) -> LiveCall:
+        """Schedule the call on the running event loop, if there is one."""
+        if self._task is None:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return self  # started by the first await instead
+            self._task = asyncio.ensure_future(self._run())
+        return self
+
+    def __await__(self) -> Generator[Any, None, ToolExecutionResult]:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+        return self._task.__await__()
+
+    def _mark_running(self) -> None:
+        self.set_status("running")
+
+    def _record_trace(self, records: tuple[TraceRecord, ...]) -> None:
+        self._trace = records
+
+    def _approval_outcome(self, since: int) -> str | None:
+        events = self.agent.session.events[since:]
+        ids = {
+            e["data"].get("id")
+            for e in events
+            if e["type"] == "approval/asked" and e["data"].get("callId") == self.call_id
+        }
+        for event in events:
+            if event["type"] == "approval/decided" and event["data"].get("id") in ids:
+                outcome = event["data"].get("outcome")
+                return outcome if isinstance(outcome, str) else None
+        return None
+
+    async def _run(self) -> ToolExecutionResult:
+        state, session = self._state, self.agent.session
+        state.live_calls[self.call_id] = self
+        opened = state.enter_turn(self.agent)
+        since = len(session)
+        session.append(
+            "tool/call",
+            {"callId": self.call_id, "name": self.name, "arguments": self._logged()},
+        )
+        self._started = time.perf_counter()
+        try:
+            result = await state.registry.execute(
+                ToolExecutionInput(
+                    call_id=self.call_id,
+                    name=self.name,
+                    arguments=self.arguments,
+                    agent=self.agent,
+                )
+            )
+        except BaseException:
+            # An interrupt or a cancelled cell: no result, the card says so.
+            state.presenter.forget(self.call_id)
+            self._leave(opened)
+            self._finish("cancelled")
+            raise
+        approval = self._approval_outcome(since)
+        if approval is not None:
+            self._approval = approval
+        status = classify(result, self._trace, approval)
+        self._result_view = state.presenter.present_result(self.call_id, result)
+        self._result = result
+        session.append(
+            "tool/result",
+            {"callId": self.call_id, "result": result.to_json(), "status": status},
+        )
+        self._leave(opened)
+        self._finish(status)
+        return result
+
+    def _leave(self, opened: bool) -> None:
+        state = self._state
+        if state.live_calls.get(self.call_id) is self:
+            del state.live_calls[self.call_id]
+        state.exit_turn(self.agent, opened)
+
+    def fail_before_pipeline(self, text: str) -> ToolExecutionResult:
+        """Settle a call that cannot run (its arguments are not JSON).
+
+        The call and its error are still logged, so a replay shows them.
+        """
+        result = text_result(self.call_id, text, is_error=True)
+        session = self.agent.session
+        opened = self._state.enter_turn(self.agent)
+        session.append(
+            "tool/call",
+            {"callId": self.call_id, "name": self.name, "arguments": self._logged()},
+        )
+        session.append(
+            "tool/result",
+            {"callId": self.call_id, "result": result.to_json(), "status": "error"},
+        )
+        self._state.exit_turn(self.agent, opened)
+        self._result_view = self._state.presenter.present_result(self.call_id, result)
+        self._result = result
+        self._finish("error")
+        return result
+
+    def _logged(self) -> Any:
+        args = self.arguments
+        return args if is_json_data(args) else repr(args)
+
+    def _finish(self, status: str) -> None:
+        self._duration_ms = (time.perf_counter() - self._started) * 1000.0
+        self._prompt = None
+        self._status = status
+        self._refresh(now=True)

@@ -1,0 +1,173 @@
+"""``replay``: re-render the cards of a saved session log.
+
+A log written by ``%tool_log --save`` holds each call's ``tool/call`` and
+``tool/result`` events. Replaying hands the logged arguments and result
+(with its ``meta``) to the tools' own pure presenters, so the cards look as
+they did live, without running anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dsh_nb.tools.definition import ToolResult
+from dsh_nb.tools.jsonvalue import ABSENT
+from dsh_nb.tools.presenter import ToolPresenter
+from dsh_nb.tools.session import SessionLog
+from dsh_nb.tools.timeout import TOOL_TIMEOUT
+
+if TYPE_CHECKING:
+    from dsh_nb.notebook.render import ToolCard
+    from dsh_nb.tools.registry import ToolRegistry
+
+__all__ = ["Replay", "replay"]
+
+
+@dataclass(slots=True)
+class _Entry:
+    call_id: str
+    name: str
+    arguments: Any
+    result: Mapping[str, Any] | None = None
+    status: str | None = None
+    approval: str | None = field(default=None)
+
+
+class Replay(list["ToolCard"]):
+    """The replayed cards; as a cell's value it shows a one-line summary."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, cards: list[ToolCard], source: str) -> None:
+        super().__init__(cards)
+        self.source = source
+
+    def _summary(self) -> str:
+        noun = "call" if len(self) == 1 else "calls"
+        return f"replayed {len(self)} {noun} from {self.source}"
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, Any]:
+        return {"text/plain": self._summary()}
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython's list printer would win over the bundle's text/plain.
+        printer.text(self._summary())
+
+
+def _infer_status(result: Mapping[str, Any], approval: str | None) -> str:
+    if not result.get("isError"):
+        return "done"
+    error = result.get("error")
+    if isinstance(error, Mapping) and error.get("code") == TOOL_TIMEOUT:
+        return "timed-out"
+    if approval == "cancelled":
+        return "cancelled"
+    if approval is not None and approval != "allowed-once":
+        return "denied"
+    return "error"
+
+
+def _entries(log: SessionLog) -> list[_Entry]:
+    entries: list[_Entry] = []
+    latest: dict[str, _Entry] = {}
+    asked: dict[str, str] = {}
+    for event in log.events:
+        kind, data = event["type"], event["data"]
+        call_id = data.get("callId")
+        if kind == "tool/call" and isinstance(call_id, str):
+            entry = _Entry(call_id, str(data.get("name", "")), data.get("arguments"))
+            entries.append(entry)
+            latest[call_id] = entry
+        elif kind == "tool/result" and call_id in latest:
+            entry = latest[call_id]
+            result = data.get("result")
+            entry.result = result if isinstance(result, Mapping) else None
+            status = data.get("status")
+            entry.status = status if isinstance(status, str) else None
+        elif kind == "approval/asked" and isinstance(call_id, str):
+            asked[str(data.get("id"))] = call_id
+        elif kind == "approval/decided":
+            owner = asked.get(str(data.get("id")))
+            if owner in latest and isinstance(data.get("outcome"), str):
+                latest[owner].approval = data["outcome"]
+    return entries
+
+
+def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
+    from dsh_nb.notebook.render import CardModel, render_card
+
+    call_view = presenter.present_call(entry.call_id, entry.name, entry.arguments)
+    result_view = None
+    status = "pending"
+    is_error = False
+    if entry.result is not None:
+        content = entry.result.get("content")
+        is_error = bool(entry.result.get("isError"))
+        logged = ToolResult(
+            content=list(content) if isinstance(content, list) else [],
+            is_error=is_error,
+            meta=entry.result.get("meta", ABSENT),
+        )
+        result_view = presenter.present_result(entry.call_id, logged)
+        status = entry.status or _infer_status(entry.result, entry.approval)
+    else:
+        presenter.forget(entry.call_id)
+    model = CardModel(
+        tool=entry.name,
+        call_id=entry.call_id,
+        status=status,
+        call=call_view,
+        result=result_view,
+        is_error=is_error,
+        cwd=cwd,
+        approval=entry.approval,
+        meta={"callId": entry.call_id, "replayed": True},
+    )
+    return render_card(model)
+
+
+def replay(
+    source: str | os.PathLike[str] | SessionLog,
+    *,
+    registry: ToolRegistry | None = None,
+    display: bool = True,
+) -> Replay:
+    """Re-render every call of a saved session log as a card.
+
+    Parameters
+    ----------
+    source
+        A JSON Lines file written by ``%tool_log --save`` (or
+        ``SessionLog.write_jsonl``), or a ``SessionLog``.
+    registry
+        Where the tools' presenters are looked up; the kernel registry by
+        default. A tool that is not registered gets the generic card.
+    display
+        Whether to display the cards in the current cell (IPython only).
+
+    Returns
+    -------
+    Replay
+        The cards, a ``list`` of displayable ``ToolCard``.
+    """
+    from dsh_nb.notebook.extension import current_state
+
+    state = current_state()
+    if isinstance(source, SessionLog):
+        log, label = source, "a session log"
+    else:
+        log, label = SessionLog.read_jsonl(source), repr(os.fspath(source))
+    presenter = ToolPresenter(registry if registry is not None else state.registry)
+    cards = [_card(e, presenter, state.agent.cwd) for e in _entries(log)]
+    if display and state.shell is not None:
+        from IPython.display import display as _show
+
+        show: Callable[..., Any] = _show
+        for card in cards:
+            show(card)
+    return Replay(cards, label)

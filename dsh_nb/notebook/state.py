@@ -1,0 +1,179 @@
+"""``KernelState``: what the extension installed in one kernel.
+
+One object holds the kernel-wide registry, the default agent, the config,
+the policy table, the live calls and every disposer, so ``%unload_ext``
+undoes exactly what ``%load_ext`` did. The policy table is one pre-execute
+listener; the ``running`` status and the card's trace come from one
+``tools/execute`` wrapper and one trace observer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.notebook.live import LiveCall
+from dsh_nb.tools.approval import ApprovalService
+from dsh_nb.tools.execution import Allow, Ask, Deny
+from dsh_nb.tools.presenter import ToolPresenter
+from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.session import Agent
+from dsh_nb.tools.timeout import TimeoutPolicy
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.tools._disposer import Disposer
+    from dsh_nb.tools.execution import (
+        PreToolDecision,
+        ToolExecution,
+        ToolExecutionResult,
+    )
+    from dsh_nb.tools.pipeline import TraceRecord
+
+__all__ = ["POLICIES", "KernelState", "PolicyEntry", "policy_decision"]
+
+POLICIES: Final = ("allow", "ask", "deny")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PolicyEntry:
+    """One row of the policy table: what to do with a tool, and who said so."""
+
+    policy: str
+    source: str
+
+
+class KernelState:
+    """Everything the extension installed in one kernel, so unload can undo it."""
+
+    def __init__(self, shell: InteractiveShell | None, config: DshConfig) -> None:
+        self.shell = shell
+        self.config = config
+        self.registry = ToolRegistry()
+        self.registry.approval = ApprovalService(policy=config.approval_policy)
+        self.agent = Agent("notebook", cwd=os.getcwd())
+        config.session = self.agent.session
+        self.presenter = ToolPresenter(self.registry)
+        self.live_calls: dict[str, LiveCall] = {}
+        self.pending_approvals: dict[str, Any] = {}
+        self.policies: dict[str, PolicyEntry] = {}
+        self.tools: dict[str, Disposer] = {}
+        self.listeners: dict[tuple[str, str, int], Disposer] = {}
+        self.disposers: list[Callable[[], object]] = []
+        self._turns: dict[Agent, int] = {}
+        self._calls = 0
+        self._timeout: Disposer | None = None
+
+    def install(self) -> None:
+        """Add the policy table, the status and trace hooks, the timeout policy."""
+        reg = self.registry
+        self.disposers.append(reg.on_pre_execute(self.apply_policy))
+        self.disposers.append(reg.on_execute(self._mark_running, prepend=True))
+        self.disposers.append(reg.on_trace(self._record_trace))
+        self._install_timeout(self.config.default_timeout_ms)
+        self.config.observe(self._timeout_changed, names=["default_timeout_ms"])
+        self.disposers.append(
+            lambda: self.config.unobserve(
+                self._timeout_changed, names=["default_timeout_ms"]
+            )
+        )
+
+    def dispose(self) -> None:
+        """Undo everything :meth:`install` and the loader added."""
+        for undo in reversed(self.disposers):
+            undo()
+        self.disposers.clear()
+        if self._timeout is not None:
+            self._timeout()
+            self._timeout = None
+        for undo in (*self.tools.values(), *self.listeners.values()):
+            undo()
+        self.tools.clear()
+        self.listeners.clear()
+        self.config.session = None
+
+    def _install_timeout(self, default_ms: float | None) -> None:
+        if self._timeout is not None:
+            self._timeout()
+        policy = TimeoutPolicy(default_timeout_ms=default_ms)
+        self._timeout = policy.install(self.registry)
+
+    def _timeout_changed(self, change: Any) -> None:
+        self._install_timeout(change["new"])
+
+    # --- hooks on the registry -------------------------------------------------
+
+    def apply_policy(self, execution: ToolExecution, next_: Any) -> Any:
+        """The ``%tool_policy`` table as one pre-execute listener."""
+        entry = self.policies.get(execution.name)
+        if entry is None:
+            return next_()
+        return policy_decision(entry.policy, execution.name)
+
+    def _mark_running(self, execution: ToolExecution, next_: Any) -> Any:
+        live = self.live_calls.get(execution.call_id)
+        if live is not None:
+            live._mark_running()
+        return next_()
+
+    def _record_trace(
+        self,
+        execution: ToolExecution,
+        result: ToolExecutionResult,
+        records: tuple[TraceRecord, ...],
+    ) -> None:
+        live = self.live_calls.get(execution.call_id)
+        if live is not None:
+            live._record_trace(records)
+
+    # --- calls -------------------------------------------------------------------
+
+    def new_call(
+        self,
+        name: str,
+        arguments: Any,
+        *,
+        call_id: str | None = None,
+        agent: Agent | None = None,
+    ) -> LiveCall:
+        """Create the live card of one call; show it with ``.show()``."""
+        if call_id is None:
+            self._calls += 1
+            call_id = f"call-{self._calls}"
+        return LiveCall(
+            self, name, arguments, call_id=call_id, agent=agent or self.agent
+        )
+
+    def enter_turn(self, agent: Agent) -> bool:
+        """Open a turn for a call unless one is open; True if this one counts."""
+        active = self._turns.get(agent, 0)
+        if active == 0 and agent.session.in_open_turn():
+            return False  # the caller's own turn: leave it alone
+        if active == 0:
+            agent.session.start_turn()
+        self._turns[agent] = active + 1
+        return True
+
+    def exit_turn(self, agent: Agent, opened: bool) -> None:
+        """Close the turn when the last call that counted on it ends."""
+        if not opened:
+            return
+        active = self._turns.get(agent, 1) - 1
+        if active <= 0:
+            self._turns.pop(agent, None)
+            agent.session.end_turn()
+        else:
+            self._turns[agent] = active
+
+
+def policy_decision(policy: str, name: str) -> PreToolDecision:
+    """The pre-execute decision a ``%tool_policy`` row stands for."""
+    if policy == "deny":
+        return Deny(f'tool "{name}" is denied by %tool_policy')
+    if policy == "ask":
+        return Ask(f"policy: ask for {name}")
+    return Allow()

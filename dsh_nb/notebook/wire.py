@@ -1,0 +1,206 @@
+"""Model wire formats: tool lists, tool calls in, tool messages out.
+
+The OpenAI Chat Completions and Anthropic Messages shapes, as plain
+functions on plain data, with no IPython: a script that talks to a model can
+use them as they are, and the notebook's ``%tools --openai`` and ``dispatch``
+are thin wrappers around them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.jsonvalue import compact_json, to_plain
+
+__all__ = [
+    "ParsedCall",
+    "context_message",
+    "parse_arguments",
+    "parse_tool_calls",
+    "result_text",
+    "to_anthropic_tools",
+    "to_openai_tools",
+    "tool_message",
+]
+
+BAD_ARGUMENTS: Final = "Error: tool call arguments are not valid JSON: {}"
+
+
+def to_openai_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": s["name"],
+                "description": s["description"],
+                "parameters": to_plain(s["parameters"]),
+            },
+        }
+        for s in schemas
+    ]
+
+
+def to_anthropic_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rename ``schemas()`` entries to the Anthropic Messages ``tools`` shape."""
+    return [
+        {
+            "name": s["name"],
+            "description": s["description"],
+            "input_schema": to_plain(s["parameters"]),
+        }
+        for s in schemas
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedCall:
+    """One model tool call, read from the wire.
+
+    ``error`` is the tool message text when the call cannot run (its
+    arguments are not JSON); ``arguments`` is then the raw text.
+    """
+
+    call_id: str
+    name: str
+    arguments: Any
+    error: str | None = None
+
+
+def parse_arguments(text: object) -> tuple[Any, str | None]:
+    """Decode a call's ``arguments`` JSON text; return ``(value, error)``.
+
+    Already-decoded values pass through; an empty string is ``{}`` (some
+    models send it for tools without parameters). ``NaN`` and ``Infinity``
+    are rejected: they are not JSON.
+    """
+    if not isinstance(text, (str, bytes, bytearray)):
+        return text, None
+    if not text.strip():
+        return {}, None
+    try:
+        return json.loads(text, parse_constant=_reject_constant), None
+    except json.JSONDecodeError as exc:
+        return text, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except (ValueError, RecursionError) as exc:
+        return text, str(exc) or type(exc).__name__
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _field(obj: object, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _tool_calls(message_or_calls: object) -> Sequence[Any]:
+    if isinstance(message_or_calls, (str, bytes)):
+        raise TypeError(
+            "dispatch() takes an assistant message or a list of tool_calls, not a "
+            "str; decode the JSON first"
+        )
+    if isinstance(message_or_calls, Sequence):
+        return message_or_calls
+    calls = _field(message_or_calls, "tool_calls")
+    if calls is None:
+        if isinstance(message_or_calls, Mapping) or hasattr(
+            message_or_calls, "tool_calls"
+        ):
+            return []
+        raise TypeError(
+            "dispatch() takes an assistant message (with .tool_calls) or a list "
+            f"of tool_calls; got {type(message_or_calls).__name__}"
+        )
+    if not isinstance(calls, Sequence) or isinstance(calls, (str, bytes)):
+        raise TypeError(f"tool_calls must be a list, not {type(calls).__name__}")
+    return calls
+
+
+def parse_tool_calls(message_or_calls: object) -> list[ParsedCall]:
+    """Read OpenAI-style tool calls from a message, an SDK object or a list.
+
+    Each call is ``{"id", "type": "function", "function": {"name",
+    "arguments": "<json>"}}`` (a dict or an object with those attributes).
+    A call whose arguments are not JSON is returned with ``error`` set, so
+    the model gets an error message for it instead of the step failing.
+    """
+    out: list[ParsedCall] = []
+    for index, call in enumerate(_tool_calls(message_or_calls)):
+        call_id = _field(call, "id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"call_{index}"
+        function = _field(call, "function")
+        name = _field(function, "name") if function is not None else None
+        if not isinstance(name, str) or not name:
+            out.append(
+                ParsedCall(
+                    call_id=call_id,
+                    name="",
+                    arguments=None,
+                    error="Error: tool call has no function name",
+                )
+            )
+            continue
+        arguments, problem = parse_arguments(_field(function, "arguments"))
+        error = None if problem is None else BAD_ARGUMENTS.format(problem)
+        out.append(
+            ParsedCall(call_id=call_id, name=name, arguments=arguments, error=error)
+        )
+    return out
+
+
+def result_text(result: ToolExecutionResult) -> str:
+    """The text a model reads for a result: text blocks, other blocks as JSON."""
+    parts: list[str] = []
+    for block in result.content:
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        else:
+            parts.append(compact_json(to_plain(block)))
+    return "\n".join(parts)
+
+
+def tool_message(call_id: str, content: ToolExecutionResult | str) -> dict[str, Any]:
+    """One ``{"role": "tool"}`` message answering ``call_id``."""
+    text = content if isinstance(content, str) else result_text(content)
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def _context_text(context: Any) -> str:
+    blocks = context.get("content") if isinstance(context, Mapping) else None
+    if isinstance(blocks, Sequence) and not isinstance(blocks, (str, bytes)):
+        texts = [
+            str(b.get("text", ""))
+            if isinstance(b, Mapping) and b.get("type") == "text"
+            else compact_json(to_plain(b))
+            for b in blocks
+        ]
+        return "\n".join(texts)
+    if isinstance(context, str):
+        return context
+    return compact_json(to_plain(context))
+
+
+def context_message(
+    results: Iterable[ToolExecutionResult],
+) -> dict[str, Any] | None:
+    """Merge a step's ``additionalContext`` into one user message, or None.
+
+    The contract (§4.16) buffers context until after every tool result of
+    the step, so tool-call/result adjacency is never broken.
+    """
+    texts = [
+        _context_text(r.additional_context)
+        for r in results
+        if r.additional_context is not None
+    ]
+    if not texts:
+        return None
+    return {"role": "user", "content": "\n\n".join(texts)}

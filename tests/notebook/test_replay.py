@@ -1,0 +1,167 @@
+"""``replay``: a saved session log re-renders the cards the calls showed live."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ipshell import EXT, fresh_shell, run
+from IPython.core.interactiveshell import InteractiveShell
+
+from dsh_nb.notebook.render import CARD_MIME
+from dsh_nb.notebook.replay import Replay, replay
+from dsh_nb.tools.session import SessionLog
+
+TOOLS = '''%%tool
+from dsh_nb.tools.definition import tool
+from dsh_nb.tools.presentation import TerminalCallView, TerminalResultView
+
+def _call(args):
+    return TerminalCallView(title="$ " + args["cmd"])
+
+def _result(args, result):
+    return TerminalResultView(output=result.content[0]["text"], exit_code=result.meta["exitCode"])
+
+@tool(present_call=_call, present_result=_result)
+def run_cmd(cmd: str) -> dict:
+    """Pretend to run a command."""
+    return {"content": [{"type": "text", "text": "ran " + cmd}], "meta": {"exitCode": 3}}
+'''
+
+ADD = '''%%tool
+def add(a: int, b: int = 2) -> str:
+    """Add two integers."""
+    return str(a + b)
+'''
+
+CALLS = [
+    '%call run_cmd {"cmd": "ls"}',
+    '%call add {"a": 1}',
+    '%call add {"a": "one"}',
+    '%call add {"a": 5}',
+]
+
+
+@pytest.fixture
+def ip() -> Iterator[InteractiveShell]:
+    yield from fresh_shell()
+
+
+def _live_session(ip: InteractiveShell, path: Path) -> list[dict[str, object]]:
+    run(ip, "%config DshConfig.trace = False")
+    run(ip, TOOLS)
+    run(ip, ADD)
+    finals = []
+    for i, code in enumerate(CALLS):
+        if i == 3:
+            run(ip, "%tool_policy deny add")
+        finals.extend(run(ip, code).final_cards().values())
+    assert run(ip, f"%tool_log --save {path}").error is None
+    return finals
+
+
+def test_replay_matches_the_live_cards(ip: InteractiveShell, tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    live = _live_session(ip, path)
+    assert [c["status"] for c in live] == ["done", "done", "error", "denied"]
+    assert live[0]["call"] == {"card": "terminal", "title": "$ ls"}
+    assert live[0]["result"] == {"card": "terminal", "output": "ran ls", "exitCode": 3}
+    # A fresh kernel state with the same tools: only the log carries the calls.
+    ip.run_cell(f"%reload_ext {EXT}")
+    ip.run_cell("%config DshConfig.trace = False")
+    run(ip, TOOLS)
+    run(ip, ADD)
+    ip.user_ns["path"] = str(path)
+    cell = run(ip, "import dsh_nb.notebook.extension as ext\ncards = ext.replay(path)")
+    assert cell.error is None
+    shown = [o["data"][CARD_MIME] for o in cell.outputs]
+    assert shown == live
+    cards = ip.user_ns["cards"]
+    assert isinstance(cards, Replay) and [c.data[CARD_MIME] for c in cards] == live
+    shown_value, _ = ip.display_formatter.format(cards)  # what Out[] sends
+    assert shown_value == {"text/plain": f"replayed 4 calls from {str(path)!r}"}
+    assert all(o["metadata"][CARD_MIME]["meta"]["replayed"] for o in cell.outputs)
+
+
+def test_replay_without_the_tools_falls_back_to_generic_cards(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    path = tmp_path / "session.jsonl"
+    live = _live_session(ip, path)
+    ip.run_cell(f"%reload_ext {EXT}")
+    cards = replay(path, display=False)
+    first = cards[0].data[CARD_MIME]
+    assert first["status"] == "done"
+    assert first["call"] == {
+        "card": "generic",
+        "title": "run_cmd",
+        "kind": "other",
+        "rawInput": {"cmd": "ls"},
+    }
+    assert first["result"] == {
+        "card": "generic",
+        "content": [{"type": "text", "text": "ran ls"}],
+    }
+    assert [c.data[CARD_MIME]["status"] for c in cards] == [c["status"] for c in live]
+
+
+def test_replay_infers_status_and_keeps_unfinished_calls(ip: InteractiveShell) -> None:
+    def result(call_id: str, text: str, *, error: bool) -> dict[str, object]:
+        return {
+            "callId": call_id,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+        }
+
+    log = SessionLog(
+        [
+            {
+                "type": "tool/call",
+                "data": {"callId": "a", "name": "x", "arguments": {}},
+            },
+            {
+                "type": "approval/asked",
+                "data": {"id": "q1", "toolName": "x", "callId": "a"},
+            },
+            {"type": "approval/decided", "data": {"id": "q1", "outcome": "rejected"}},
+            {
+                "type": "tool/result",
+                "data": {"callId": "a", "result": result("a", "Error: no", error=True)},
+            },
+            {
+                "type": "tool/call",
+                "data": {"callId": "b", "name": "x", "arguments": "{broken"},
+            },
+            {
+                "type": "tool/result",
+                "data": {
+                    "callId": "b",
+                    "result": {
+                        **result("b", "Error: late", error=True),
+                        "error": {"name": "ToolTimeoutError", "code": "TOOL_TIMEOUT"},
+                    },
+                },
+            },
+            {
+                "type": "tool/call",
+                "data": {"callId": "c", "name": "x", "arguments": {"q": 1}},
+            },
+        ]
+    )
+    cards = [c.data[CARD_MIME] for c in replay(log, display=False)]
+    assert [(c["callId"], c["status"]) for c in cards] == [
+        ("a", "denied"),
+        ("b", "timed-out"),
+        ("c", "pending"),
+    ]
+    assert cards[0]["approval"] == "rejected"
+    assert cards[1]["call"]["rawInput"] == "{broken"
+    assert "result" not in cards[2]
+
+
+def test_replay_reports_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type": "tool/call", "data": {}}\nnot json\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: not JSON"):
+        replay(path, display=False)
