@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb._labextension import (
+    _jupyter_labextension_paths as _jupyter_labextension_paths,
+)
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.approval import (
     ApprovalRequest,
@@ -126,11 +129,6 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
-
-
-def _jupyter_labextension_paths() -> list[dict[str, str]]:
-    """Where JupyterLab finds the prebuilt card renderer."""
-    return [{"src": "labextension", "dest": "dsh-nb"}]
 
 
 __all__ = [
