@@ -68,7 +68,7 @@ def _is_raw_json_schema(parameters: Mapping[str, Any]) -> bool:
 
 
 def _check_timeout(name: str, timeout_ms: object) -> None:
-    from dsh_nb.tools.registry import check_timeout_ms
+    from dsh_nb.tools._restriction import check_timeout_ms
 
     if timeout_ms is not None and not check_timeout_ms(timeout_ms):
         raise ToolDefinitionError(

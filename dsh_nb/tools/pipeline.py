@@ -20,20 +20,16 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.tools._waterfall import describe, run_waterfall
 from dsh_nb.tools.errors import (
     ListenerContractError,
-    ToolErrorInfo,
     ToolNotFoundError,
-    error_info,
-    error_message,
 )
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
@@ -54,11 +50,17 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.jsonvalue import (
     ABSENT,
-    FrozenDict,
-    FrozenList,
     NotJsonError,
     compact_json,
     snapshot_json,
+)
+from dsh_nb.tools.results import (
+    ARGS_NOT_JSON,
+    FATAL,
+    denial,
+    error_result,
+    finalize,
+    normalize,
 )
 
 if TYPE_CHECKING:
@@ -83,11 +85,6 @@ __all__ = [
 _log = logging.getLogger("dsh_nb.tools")
 _set = object.__setattr__
 
-ARGS_NOT_JSON: Final = (
-    "Error: tool execution arguments must be losslessly JSON-serializable"
-)
-RESULT_NOT_JSON: Final = "Error: tool result must be losslessly JSON-serializable"
-_FATAL: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
 _OUTCOME_DENIALS: Final = {
     "rejected": 'the user rejected tool "{}"',
     "cancelled": 'approval for tool "{}" was cancelled',
@@ -103,26 +100,6 @@ class TraceRecord:
     actor: str
     decision: str
     duration_ms: float
-
-
-def _raised_message(exc: BaseException) -> str:
-    message = error_message(exc)
-    if isinstance(exc, Exception):
-        return message
-    # SystemExit and other BaseExceptions: their str() alone ("0") says nothing.
-    name = type(exc).__name__
-    return f"{name}({message})" if message else name
-
-
-def error_result(call_id: str, exc: BaseException) -> ToolExecutionResult:
-    """Normalise anything raised into the contract's error result."""
-    return text_result(
-        call_id, "Error: " + _raised_message(exc), is_error=True, error=error_info(exc)
-    )
-
-
-def _denial(call_id: str, reason: str) -> ToolExecutionResult:
-    return text_result(call_id, "Error: " + reason, is_error=True)
 
 
 # --- decision checks: each names the listener that broke the contract
@@ -165,77 +142,6 @@ _ALLOW: Final = Allow()
 _ACCEPT: Final = Accept()
 
 
-# --- materialisation
-
-
-def materialize(result: ToolExecutionResult) -> ToolExecutionResult:
-    """Copy a result as deep-frozen lossless JSON; raises NotJsonError."""
-    content = snapshot_json(result.content)
-    if type(content) is not FrozenList:
-        raise NotJsonError("content must be a list of content blocks")
-    if type(result.is_error) is not bool:
-        raise NotJsonError("isError must be a bool")
-    error = result.error
-    if error is not None and not (
-        isinstance(error, ToolErrorInfo)
-        and type(error.name) is str
-        and type(error.code) is str
-    ):
-        raise NotJsonError("error must be {name, code} strings")
-    extra = result.additional_context
-    return ToolExecutionResult(
-        call_id=(
-            result.call_id
-            if type(result.call_id) is str
-            else snapshot_json(result.call_id)
-        ),
-        content=content,
-        is_error=result.is_error,
-        error=error,
-        additional_context=None if extra is None else snapshot_json(extra),
-        meta=ABSENT if result.meta is ABSENT else snapshot_json(result.meta),
-    )
-
-
-def _finalize(result: ToolExecutionResult, call_id: str) -> ToolExecutionResult:
-    try:
-        return materialize(result)
-    except NotJsonError:
-        pass
-    try:
-        return materialize(text_result(call_id, RESULT_NOT_JSON, is_error=True))
-    except NotJsonError:  # even the call id is not JSON (contract A.15)
-        block = FrozenDict({"type": "text", "text": RESULT_NOT_JSON})
-        return ToolExecutionResult(
-            call_id=call_id, content=FrozenList([block]), is_error=True
-        )
-
-
-def _normalize(call_id: str, out: object) -> ToolExecutionResult:
-    """Turn what a tool body returned into a result (contract §2.3)."""
-    if isinstance(out, list):
-        return ToolExecutionResult(call_id=call_id, content=out, is_error=False)
-    if isinstance(out, str):
-        return text_result(call_id, out, is_error=False)
-    if isinstance(out, Mapping) and "content" in out:
-        content = out["content"]
-        if not isinstance(content, list):
-            raise TypeError(
-                f"tool returned content of type {type(content).__name__}; "
-                "content must be a list of content blocks"
-            )
-        return ToolExecutionResult(
-            call_id=call_id,
-            content=content,
-            is_error=False,
-            meta=out["meta"] if "meta" in out else ABSENT,
-        )
-    raise TypeError(
-        f"tool returned {type(out).__name__}; expected a list of content blocks, "
-        '{"content": [...], "meta": ...}, or a str'
-    )
-
-
 # --- the pipeline
 
 
@@ -276,8 +182,8 @@ class _Call:
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
                 out = await out
-            return _normalize(ex.call_id, out)
-        except _FATAL:
+            return normalize(ex.call_id, out)
+        except FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
             return error_result(ex.call_id, exc)
@@ -367,7 +273,7 @@ class _Call:
             else:
                 reason = self.run_guards()
             if reason is not None:
-                result = _denial(call_id, reason)
+                result = denial(call_id, reason)
             else:
                 started = self.clock()
                 _set(ex, "_phase", _PHASE_WRAPPING)
@@ -390,13 +296,13 @@ class _Call:
                 return result, False
             # Post listeners get an immutable view. A result that cannot be
             # frozen is already lost, so they see the error it becomes.
-            view = _finalize(result, call_id)
+            view = finalize(result, call_id)
             started = self.clock()
             post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post)
             self.record("post-execute", "waterfall", post.kind, started)
             final = _apply_post(view, post)
             return final, final is view
-        except _FATAL:
+        except FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - the outer boundary
             return error_result(call_id, exc), False
@@ -449,10 +355,10 @@ async def execute(
         agent = getattr(call, "agent", None)
         parent = getattr(call, "parent", None)
         signal = getattr(call, "signal", None)
-    except _FATAL:
+    except FATAL:
         raise
     except BaseException as exc:  # noqa: BLE001 - a hostile input object
-        return _finalize(error_result("", exc), "")
+        return finalize(error_result("", exc), "")
     execution = ToolExecution(
         call_id=call_id,
         name=name,
@@ -468,7 +374,7 @@ async def execute(
     frozen = False
     try:
         raw = call.arguments
-    except _FATAL:
+    except FATAL:
         raise
     except BaseException as exc:  # noqa: BLE001 - reading arguments raised
         result = error_result(call_id, exc)
@@ -480,7 +386,7 @@ async def execute(
         else:
             object.__setattr__(execution, "_arguments", arguments)
             result, frozen = await state.stages()
-    final = result if frozen else _finalize(result, call_id)
+    final = result if frozen else finalize(result, call_id)
     _set(execution, "_phase", _PHASE_FROZEN)
     registry._notify(execution, final, observers, tracers, trace)
     return final

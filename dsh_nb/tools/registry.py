@@ -9,15 +9,13 @@ of the scope, then the scope's own tools replacing same-name globals in place.
 
 from __future__ import annotations
 
-import difflib
 import logging
-import math
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools import pipeline
 from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools._restriction import Restriction, check_timeout_ms
 from dsh_nb.tools._waterfall import ListenerList, describe
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
@@ -43,34 +41,13 @@ TraceObserver = Callable[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class _Restriction:
-    allow: frozenset[str] | None
-    deny: frozenset[str] | None
-
-    def admits(self, name: str) -> bool:
-        return (self.allow is None or name in self.allow) and (
-            self.deny is None or name not in self.deny
-        )
-
-
-def check_timeout_ms(value: object) -> bool:
-    """Whether ``value`` is a usable budget: a finite number > 0, not a bool."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
-
-
 class ToolRegistry:
     """Holds tools and listeners, and runs calls through the pipeline."""
 
     def __init__(self) -> None:
         self._globals: dict[str, ToolDefinition] = {}
         self._scoped: dict[object, dict[str, ToolDefinition]] = {}
-        self._restrictions: dict[object, list[_Restriction]] = {}
+        self._restrictions: dict[object, list[Restriction]] = {}
         self._global_guards: list[_GuardEntry] = []
         self._scoped_guards: dict[object, list[_GuardEntry]] = {}
         self._pre: ListenerList[Callable[..., Any]] = ListenerList()
@@ -213,22 +190,7 @@ class ToolRegistry:
             raise ToolDefinitionError(
                 "restrict() requires a scoped context: pass the agent as scope"
             )
-        if allow is None and deny is None:
-            raise ToolDefinitionError(
-                "restrict() with neither allow nor deny is a no-op; "
-                "pass allow=[...] and/or deny=[...]"
-            )
-        allow_list = self._names(allow, "allow")
-        deny_list = self._names(deny, "deny")
-        unknown = [
-            n for n in (allow_list or []) + (deny_list or []) if n not in self._globals
-        ]
-        if unknown:
-            raise ToolDefinitionError(self._unknown_globals_message(unknown))
-        restriction = _Restriction(
-            None if allow_list is None else frozenset(allow_list),
-            None if deny_list is None else frozenset(deny_list),
-        )
+        restriction = Restriction.compile(allow, deny, known=self._globals)
         self._restrictions.setdefault(scope, []).append(restriction)
         self._emit_change()
 
@@ -243,33 +205,6 @@ class ToolRegistry:
             self._emit_change()
 
         return Disposer(lift)
-
-    @staticmethod
-    def _names(names: Iterable[str] | None, label: str) -> list[str] | None:
-        if names is None:
-            return None
-        if isinstance(names, str):
-            raise ToolDefinitionError(
-                f"restrict({label}=...) takes a list of names, not the str {names!r}"
-            )
-        return list(names)
-
-    def _unknown_globals_message(self, unknown: list[str]) -> str:
-        known = sorted(self._globals)
-        quoted = ", ".join(f'"{n}"' for n in unknown)
-        noun = "tool" if len(unknown) == 1 else "tools"
-        message = (
-            f"unknown global {noun} {quoted}; "
-            f"known global tools: {', '.join(known) if known else '(none)'}"
-        )
-        hints = [
-            f'"{m[0]}"'
-            for n in unknown
-            if (m := difflib.get_close_matches(n, known, n=1))
-        ]
-        if hints:
-            message += f" (did you mean {', '.join(hints)}?)"
-        return message
 
     def guard(self, fn: ToolGuard, scope: object | None = None) -> Disposer:
         """Add a final, monotonic deny check; it can never be overridden."""

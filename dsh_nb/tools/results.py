@@ -1,0 +1,131 @@
+"""How a call's outcome becomes a result, and how a result is frozen.
+
+Everything here is pure: raised values become the contract's error
+results, tool return forms are normalised (contract §2.3), and a result is
+copied as deep-frozen lossless JSON before anyone but the pipeline sees it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Final
+
+from dsh_nb.tools.errors import ToolErrorInfo, error_info, error_message
+from dsh_nb.tools.execution import ToolExecutionResult, text_result
+from dsh_nb.tools.jsonvalue import (
+    ABSENT,
+    FrozenDict,
+    FrozenList,
+    NotJsonError,
+    snapshot_json,
+)
+
+__all__ = [
+    "ARGS_NOT_JSON",
+    "FATAL",
+    "RESULT_NOT_JSON",
+    "denial",
+    "error_result",
+    "finalize",
+    "materialize",
+    "normalize",
+]
+
+ARGS_NOT_JSON: Final = (
+    "Error: tool execution arguments must be losslessly JSON-serializable"
+)
+RESULT_NOT_JSON: Final = "Error: tool result must be losslessly JSON-serializable"
+FATAL: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
+"""Raised values that must reach the kernel or the task, never a result."""
+
+
+def _raised_message(exc: BaseException) -> str:
+    message = error_message(exc)
+    if isinstance(exc, Exception):
+        return message
+    # SystemExit and other BaseExceptions: their str() alone ("0") says nothing.
+    name = type(exc).__name__
+    return f"{name}({message})" if message else name
+
+
+def error_result(call_id: str, exc: BaseException) -> ToolExecutionResult:
+    """Normalise anything raised into the contract's error result."""
+    return text_result(
+        call_id, "Error: " + _raised_message(exc), is_error=True, error=error_info(exc)
+    )
+
+
+def denial(call_id: str, reason: str) -> ToolExecutionResult:
+    return text_result(call_id, "Error: " + reason, is_error=True)
+
+
+# --- materialisation
+
+
+def materialize(result: ToolExecutionResult) -> ToolExecutionResult:
+    """Copy a result as deep-frozen lossless JSON; raises NotJsonError."""
+    content = snapshot_json(result.content)
+    if type(content) is not FrozenList:
+        raise NotJsonError("content must be a list of content blocks")
+    if type(result.is_error) is not bool:
+        raise NotJsonError("isError must be a bool")
+    error = result.error
+    if error is not None and not (
+        isinstance(error, ToolErrorInfo)
+        and type(error.name) is str
+        and type(error.code) is str
+    ):
+        raise NotJsonError("error must be {name, code} strings")
+    extra = result.additional_context
+    return ToolExecutionResult(
+        call_id=(
+            result.call_id
+            if type(result.call_id) is str
+            else snapshot_json(result.call_id)
+        ),
+        content=content,
+        is_error=result.is_error,
+        error=error,
+        additional_context=None if extra is None else snapshot_json(extra),
+        meta=ABSENT if result.meta is ABSENT else snapshot_json(result.meta),
+    )
+
+
+def finalize(result: ToolExecutionResult, call_id: str) -> ToolExecutionResult:
+    try:
+        return materialize(result)
+    except NotJsonError:
+        pass
+    try:
+        return materialize(text_result(call_id, RESULT_NOT_JSON, is_error=True))
+    except NotJsonError:  # even the call id is not JSON (contract A.15)
+        block = FrozenDict({"type": "text", "text": RESULT_NOT_JSON})
+        return ToolExecutionResult(
+            call_id=call_id, content=FrozenList([block]), is_error=True
+        )
+
+
+def normalize(call_id: str, out: object) -> ToolExecutionResult:
+    """Turn what a tool body returned into a result (contract §2.3)."""
+    if isinstance(out, list):
+        return ToolExecutionResult(call_id=call_id, content=out, is_error=False)
+    if isinstance(out, str):
+        return text_result(call_id, out, is_error=False)
+    if isinstance(out, Mapping) and "content" in out:
+        content = out["content"]
+        if not isinstance(content, list):
+            raise TypeError(
+                f"tool returned content of type {type(content).__name__}; "
+                "content must be a list of content blocks"
+            )
+        return ToolExecutionResult(
+            call_id=call_id,
+            content=content,
+            is_error=False,
+            meta=out["meta"] if "meta" in out else ABSENT,
+        )
+    raise TypeError(
+        f"tool returned {type(out).__name__}; expected a list of content blocks, "
+        '{"content": [...], "meta": ...}, or a str'
+    )
