@@ -163,7 +163,7 @@ def mcp_server() -> Any | None:
 
 def table(rows: list[tuple[str, str, float | None, str]]) -> str:
     """Format (peer, tool, µs, note) rows with ratios to ours."""
-    ours_by_tool = {t: us for peer, t, us, _ in rows if peer.startswith("dsh_nb")}
+    ours_by_tool = {t: us for peer, t, us, _ in rows if peer == "dsh_nb full pipeline"}
     lines = [
         "| implementation | tool | median µs/call | × ours | note |",
         "|---|---|---:|---:|---|",
