@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import enum
 import functools
+import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, List, Literal, NewType, Optional, TypedDict, Union
@@ -33,7 +34,10 @@ from dsh_nb.tools.signature import (
 )
 from dsh_nb.tools.timeout import AbortController, AbortSignal
 
-NotRequired = typing.NotRequired  # type: ignore[attr-defined,unused-ignore]
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:
+    from typing_extensions import NotRequired
 
 
 class Color(str, enum.Enum):
@@ -506,6 +510,21 @@ def test_injected_parameters_are_not_in_the_schema() -> None:
     ) -> None: ...
 
     assert schema_of(f) == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+        "required": ["q"],
+    }
+
+
+def test_injected_names_imported_only_for_type_checking_resolve() -> None:
+    namespace: dict[str, Any] = {}
+    exec(  # the names below are deliberately missing from the function's globals
+        "from __future__ import annotations\n"
+        "def f(q: str, execution: ToolExecution, signal: AbortSignal | None) -> str:\n"
+        "    return q\n",
+        namespace,
+    )
+    assert schema_of(namespace["f"]) == {
         "type": "object",
         "properties": {"q": {"type": "string"}},
         "required": ["q"],
