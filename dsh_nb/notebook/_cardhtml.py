@@ -256,5 +256,6 @@ def card_html(card: Card) -> str:
             f"padding:4px 8px 6px;border-top:1px solid {BORDER}",
             "dsh-ToolCard-body",
         )
-    cls = f"dsh-ToolCard dsh-mod-{esc(model.status)}"
+    # mathjax_ignore: JupyterLab would typeset "$HOME $PATH" in tool text.
+    cls = f"dsh-ToolCard dsh-mod-{esc(model.status)} mathjax_ignore tex2jax_ignore"
     return f'<div class="{cls}" style="{root}">{_header(card)}{body}</div>'

@@ -6,10 +6,11 @@
     The render intent for the JupyterLab renderer, with wire names::
 
         {"tool", "callId"?, "status", "isError", "call"?, "result"?,
-         "approval"?, "trace"?: [{"stage", "actor", "decision"}], "cwd"?}
+         "approval"?, "trace"?: [{"stage", "actor", "decision"}]}
 
-    ``call``/``result`` are the views' ``to_json()``; ``cwd`` is the session
-    working folder the renderer relativizes file titles against.
+    ``call``/``result`` are the views' ``to_json()``. The session working
+    folder (``cwd``, which file paths resolve against) differs per machine,
+    so it travels in the display metadata with the other volatile values.
 ``text/html``
     A self-contained card: inline styles, theme variables with fallbacks, no
     script, no links, every tool string escaped.
@@ -77,8 +78,6 @@ def _json_payload(model: CardModel) -> dict[str, Any]:
             {"stage": e.stage, "actor": e.actor, "decision": e.decision}
             for e in model.trace
         ]
-    if model.cwd is not None:
-        out["cwd"] = model.cwd
     # A value that cannot serialize would lose the whole display later, so
     # find it now and drop only this part. to_json() already detached it.
     _check_json(out)
@@ -116,6 +115,8 @@ def _metadata(model: CardModel, errors: dict[str, str]) -> dict[str, Any]:
     durations = [e.duration_ms for e in model.trace]
     if any(d is not None for d in durations):
         volatile["traceDurationsMs"] = durations
+    if model.cwd is not None:
+        volatile["cwd"] = model.cwd
     if errors:
         volatile["renderErrors"] = dict(errors)
     return {CARD_MIME: volatile} if volatile else {}

@@ -27,6 +27,7 @@ import pytest
 __all__ = [
     "CHROMIUM",
     "CHROMIUM_ARGS",
+    "SCREENSHOTS",
     "TIMEOUT_MS",
     "LabServer",
     "close_page",
@@ -55,6 +56,13 @@ REPO = HERE.parent.parent
 NOTEBOOKS = HERE / "notebooks"
 BUILT_EXTENSION = REPO / "dsh_nb" / "labextension"
 RESULTS = REPO / "test-results"
+# The docs' screenshots are refreshed on request only, so that a test run
+# leaves the tree clean; otherwise they go to test-results/.
+SCREENSHOTS = (
+    REPO / "docs" / "screenshots"
+    if os.environ.get("DSH_E2E_UPDATE_SCREENSHOTS") == "1"
+    else RESULTS
+)
 STARTUP_TIMEOUT_S = 60.0
 TIMEOUT_MS = 30_000
 _PAGE_ERRORS: dict[int, list[str]] = {}
@@ -124,7 +132,9 @@ def _isolated_env(base: Path) -> dict[str, str]:
         / "@jupyterlab"
         / "notebook-extension"
         / "tracker.jupyterlab-settings",
-        {"autoStartDefaultKernel": True},
+        # Render every output: past 50 per cell lab trims the rest unrendered
+        # (0 should mean "no limit" but hides all: jupyterlab issue 13557).
+        {"autoStartDefaultKernel": True, "maxNumberOutputs": 100_000},
     )
     _write_json(
         dirs["JUPYTER_CONFIG_DIR"] / "labconfig" / "page_config.json",

@@ -6,14 +6,13 @@ what it shows, the file-location test last because it opens editor tabs.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_lab import (
+    SCREENSHOTS,
     TIMEOUT_MS,
     LabServer,
     close_page,
@@ -21,15 +20,6 @@ from e2e_lab import (
     page_errors,
     run_notebook,
     screenshot_on_failure,
-)
-
-REPO = Path(__file__).resolve().parents[2]
-# The docs' screenshots are refreshed on request only, so that a test run
-# leaves the tree clean; otherwise they go to test-results/.
-SCREENSHOTS = (
-    REPO / "docs" / "screenshots"
-    if os.environ.get("DSH_E2E_UPDATE_SCREENSHOTS") == "1"
-    else REPO / "test-results"
 )
 
 

@@ -1,0 +1,86 @@
+/**
+ * The card MIME type, the payload's wire form and the opener contract.
+ *
+ * Shared by every module; holds types and constants only, no DOM.
+ */
+
+import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+
+/**
+ * The MIME type of a tool card: the JSON render intent of one tool call
+ * (its call view, its result view once done, status, `callId`, tool name,
+ * `isError`). See `dsh_nb` design notes, "The card MIME type".
+ */
+export const MIME_TYPE = 'application/vnd.dsh.tool-card+json';
+
+/**
+ * The id of the front-end plugin that registers the renderer.
+ */
+export const PLUGIN_ID = 'dsh-nb:tool-card';
+
+/**
+ * The statuses a card can be in.
+ */
+export type ToolCardStatus =
+  | 'pending'
+  | 'awaiting-approval'
+  | 'running'
+  | 'done'
+  | 'denied'
+  | 'error'
+  | 'timed-out'
+  | 'cancelled';
+
+/**
+ * A file a call reads or modifies; `line` is 1-based.
+ */
+export interface IFileLocation {
+  path: string;
+  line?: number;
+}
+
+/**
+ * One file's change; `oldText: null` is a new file.
+ */
+export interface IFileDiff {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+/**
+ * The wire form of a card payload (only the fields this renderer reads).
+ */
+export interface IToolCard {
+  tool: string;
+  callId?: string;
+  status: ToolCardStatus;
+  isError: boolean;
+  call?: { [key: string]: unknown };
+  result?: { [key: string]: unknown };
+  approval?: string;
+  trace?: { stage?: unknown; actor?: unknown; decision?: unknown }[];
+  cwd?: string;
+}
+
+/**
+ * Opens a file path (as written in the card) at a 1-based line.
+ *
+ * `cwd` is the card's working folder, used for relative paths. The
+ * promise resolves to `null` once the file is open, or to the reason it
+ * cannot be opened, shown to the user.
+ */
+export type FileOpener = (
+  path: string,
+  line: number | null,
+  context: { cwd: string | null; resolver: IRenderMime.IResolver | null }
+) => Promise<string | null>;
+
+/**
+ * What a renderer needs to make locations clickable.
+ */
+export interface ILinkContext {
+  opener: FileOpener | null;
+  resolver: IRenderMime.IResolver | null;
+  cwd: string | null;
+}
