@@ -101,11 +101,18 @@ class _Ready(Generic[T]):
         yield  # a generator that returns at once, without suspending
 
 
+async def _capture(awaitable: Awaitable[T], into: list[object]) -> T:
+    value = await awaitable
+    into.append(value)
+    return value
+
+
 def run_waterfall(
     listeners: Sequence[Callable[..., Any]],
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
+    decider: list[Callable[..., Any] | None] | None = None,
 ) -> Awaitable[T]:
     """Run ``listeners`` around ``base``; ``check`` vets each listener's return.
 
@@ -113,6 +120,10 @@ def run_waterfall(
     value (allow, accept). ``check(value, listener)`` returns the typed value
     or raises :class:`ListenerContractError` naming the listener. A listener
     calling ``next()`` twice gets a :class:`ListenerContractError`.
+
+    With ``decider`` (a one-item list, for traces), ``decider[0]`` ends as
+    the listener whose value won: the outermost one that did not pass on
+    what ``next()`` gave it; it stays None when the base decided.
     """
     n = len(listeners)
     last = n - 1
@@ -124,17 +135,22 @@ def run_waterfall(
     async def step(i: int) -> T:
         fn = listeners[i]
         used = False
+        inner: list[object] = []
 
         def next_(*_ignored: object) -> Awaitable[T]:
             nonlocal used
             if used:
                 raise ListenerContractError(f"{describe(fn)} called next() twice")
             used = True
-            return innermost() if i == last else step(i + 1)
+            awaitable = innermost() if i == last else step(i + 1)
+            return awaitable if decider is None else _capture(awaitable, inner)
 
         out = fn(*payload, next_)
         if hasattr(out, "__await__"):
             out = await out
-        return check(out, fn)
+        value = check(out, fn)
+        if decider is not None and not (inner and inner[0] is value):
+            decider[0] = fn
+        return value
 
     return step(0) if n else innermost()

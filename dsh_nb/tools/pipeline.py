@@ -163,6 +163,10 @@ class _Call:
     def clock(self) -> float:
         return time.perf_counter() if self.trace is not None else 0.0
 
+    def decider(self) -> list[Callable[..., Any] | None] | None:
+        """A slot for the deciding listener, only when tracing."""
+        return [None] if self.trace is not None else None
+
     def record(self, stage: str, actor: str, decision: str, started: float) -> None:
         if self.trace is not None:
             elapsed = (time.perf_counter() - started) * 1000.0
@@ -253,15 +257,15 @@ class _Call:
             execute_fns = reg._execute.for_scope(ex.agent)
             post_fns = reg._post.for_scope(ex.agent)
             started = self.clock()
+            who = self.decider()
             decision = (
-                await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre)
+                await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre, who)
                 if pre_fns
                 else _ALLOW
             )
             if self.trace is not None:
-                self.record(
-                    "pre-execute", "waterfall", _describe_pre(decision), started
-                )
+                actor = _actor(who, "default")
+                self.record("pre-execute", actor, _describe_pre(decision), started)
             if isinstance(decision, Deny):
                 reason: str | None = decision.reason
             elif isinstance(decision, Ask):
@@ -276,17 +280,21 @@ class _Call:
                 result = denial(call_id, reason)
             else:
                 started = self.clock()
+                who = self.decider()
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
                     result = await (
-                        run_waterfall(execute_fns, (ex,), self.dispatch, _check_result)
+                        run_waterfall(
+                            execute_fns, (ex,), self.dispatch, _check_result, who
+                        )
                         if execute_fns
                         else self.dispatch()
                     )
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
                 if self.trace is not None:
-                    self.record("execute", ex.name, _describe_result(result), started)
+                    actor = _actor(who, ex.name)
+                    self.record("execute", actor, _describe_result(result), started)
                 if result.call_id != call_id:
                     raise RuntimeError(
                         f'tools/execute returned callId "{result.call_id}" '
@@ -298,14 +306,36 @@ class _Call:
             # frozen is already lost, so they see the error it becomes.
             view = finalize(result, call_id)
             started = self.clock()
-            post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post)
-            self.record("post-execute", "waterfall", post.kind, started)
+            who = self.decider()
+            post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post, who)
+            if self.trace is not None:
+                actor = _actor(who, "default")
+                self.record("post-execute", actor, _describe_post(post), started)
             final = _apply_post(view, post)
             return final, final is view
         except FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - the outer boundary
             return error_result(call_id, exc), False
+
+
+def _actor(who: list[Callable[..., Any] | None] | None, default: str) -> str:
+    fn = who[0] if who else None
+    return default if fn is None else describe(fn)
+
+
+def _describe_post(decision: PostToolDecision) -> str:
+    if isinstance(decision, Block):
+        return "block"
+    changed = [
+        name
+        for name, value in (
+            ("content", decision.content),
+            ("additionalContext", decision.additional_context),
+        )
+        if value is not None
+    ]
+    return "accept" + (" (replaces " + ", ".join(changed) + ")" if changed else "")
 
 
 def _describe_pre(decision: PreToolDecision) -> str:

@@ -191,7 +191,7 @@ def test_trace_durations_live_in_metadata_only(ip: InteractiveShell) -> None:
     last = cell.outputs[-1]
     data, meta = last["data"][CARD_MIME], last["metadata"][CARD_MIME]
     assert data["trace"] == [
-        {"stage": "pre-execute", "actor": "waterfall", "decision": "allow"},
+        {"stage": "pre-execute", "actor": "default", "decision": "allow"},
         {"stage": "execute", "actor": "add", "decision": "ok"},
     ]
     assert len(meta["traceDurationsMs"]) == 2

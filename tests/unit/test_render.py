@@ -258,7 +258,9 @@ def test_limits_must_be_positive_ints(field: str, value: Any) -> None:
 @pytest.mark.parametrize("status", STATUSES)
 def test_each_status_sets_root_class_and_badge(status: str) -> None:
     html = html_of(generic_model(status=status))
-    assert html.startswith(f'<div class="dsh-ToolCard dsh-mod-{status}" style="')
+    assert html.startswith(
+        f'<div class="dsh-ToolCard dsh-mod-{status} mathjax_ignore tex2jax_ignore" '
+    )
     page = Page(html)
     assert "dsh-ToolCard-status" in page.classes
     assert status in page.text
