@@ -97,6 +97,7 @@ if TYPE_CHECKING:
         post_execute,
         pre_execute,
         registry,
+        remove_listener,
         replay,
         unload_ipython_extension,
     )
@@ -112,6 +113,7 @@ _NOTEBOOK = {
     "on_result": "dsh_nb.notebook.extension",
     "post_execute": "dsh_nb.notebook.extension",
     "pre_execute": "dsh_nb.notebook.extension",
+    "remove_listener": "dsh_nb.notebook.extension",
     "registry": "dsh_nb.notebook.extension",
     "render_card": "dsh_nb.notebook.render",
     "replay": "dsh_nb.notebook.extension",
@@ -167,6 +169,7 @@ __all__ = [
     "OutputSchemaError",
     "post_execute",
     "pre_execute",
+    "remove_listener",
     "registry",
     "render_card",
     "replay",

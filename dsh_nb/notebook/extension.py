@@ -16,7 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.notebook import wire
-from dsh_nb.notebook.listeners import guard, on_result, post_execute, pre_execute
+from dsh_nb.notebook.listeners import (
+    guard,
+    on_result,
+    post_execute,
+    pre_execute,
+    remove_listener,
+)
 from dsh_nb.notebook.replay import replay
 from dsh_nb.notebook.state import KernelState
 from dsh_nb.tools.execution import ToolExecutionResult
@@ -38,6 +44,7 @@ __all__ = [
     "on_result",
     "post_execute",
     "pre_execute",
+    "remove_listener",
     "registry",
     "render_card",
     "replay",

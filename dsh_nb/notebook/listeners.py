@@ -5,17 +5,45 @@ the function on the kernel registry and return it unchanged. Rerunning the
 defining cell replaces the registration (keyed by the function's module and
 qualified name, the seam and the scope) instead of stacking a duplicate.
 Lambdas and nested functions have no name that survives a rerun, so each
-registration of one stays separate.
+registration of one stays separate. ``remove_listener(fn)`` undoes every
+decorator registration of ``fn``, so a teaching notebook can take a stage
+out again.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
-__all__ = ["guard", "on_result", "post_execute", "pre_execute"]
+from dsh_nb.tools import Disposer
+
+__all__ = ["guard", "on_result", "post_execute", "pre_execute", "remove_listener"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# Each decorated function's live registrations, for remove_listener().
+_registrations: weakref.WeakKeyDictionary[Any, list[Disposer]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def remove_listener(fn: Callable[..., Any]) -> int:
+    """Undo every decorator registration of ``fn``; return how many.
+
+    Examples
+    --------
+    >>> dsh_nb.remove_listener(no_rm)  # doctest: +SKIP
+    1
+    """
+    try:
+        disposers = _registrations.pop(fn, [])
+    except TypeError:  # not weak-referenceable: it was never registered here
+        return 0
+    live = [d for d in disposers if not d.disposed]
+    for dispose in live:
+        dispose()
+    return len(live)
 
 
 def _listener_key(seam: str, fn: object, scope: object) -> tuple[str, str, int] | None:
@@ -42,6 +70,10 @@ def _add_listener(seam: str, fn: F, scope: object, prepend: bool) -> F:
         dispose = reg.on_post_execute(fn, scope=scope, prepend=prepend)
     else:
         dispose = reg.on_result(fn, scope=scope, prepend=prepend)
+    try:
+        _registrations.setdefault(fn, []).append(dispose)
+    except TypeError:
+        pass  # e.g. a bound method: replaced on rerun, not removable by name
     key = _listener_key(seam, fn, scope)
     if key is None:
         state.disposers.append(dispose)

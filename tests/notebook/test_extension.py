@@ -324,3 +324,25 @@ def test_listeners_are_disposed_on_unload(ip: InteractiveShell) -> None:
     assert len(registry._result) == 2
     run(ip, f"%unload_ext {EXT}")
     assert len(registry._result) == 0
+
+
+def test_remove_listener_undoes_a_decorated_stage(ip: InteractiveShell) -> None:
+    import dsh_nb
+
+    run(ip, "%%tool\ndef echo(text: str) -> str:\n    return text")
+    defined = run(
+        ip,
+        "import dsh_nb\n"
+        "from dsh_nb import Deny\n"
+        "@dsh_nb.pre_execute\n"
+        "def no_echo(execution, next):\n"
+        "    return Deny('not today')\n",
+    )
+    assert defined.error is None
+    denied = run(ip, "r1 = await dsh_nb.call('echo', text='hi')\nr1.text")
+    assert denied.error is None and ip.user_ns["r1"].is_error
+    assert ip.user_ns["r1"].text == "Error: not today"
+    assert dsh_nb.remove_listener(ip.user_ns["no_echo"]) == 1
+    assert dsh_nb.remove_listener(ip.user_ns["no_echo"]) == 0
+    run(ip, "r2 = await dsh_nb.call('echo', text='hi')")
+    assert ip.user_ns["r2"].text == "hi"
