@@ -39,9 +39,14 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if slow else "default")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
+    # Browser tests go last: Playwright's sync API keeps an event loop
+    # running on the main thread until the session ends, which would break
+    # every asyncio test collected after it.
+    items.sort(key=lambda item: "e2e" in item.path.parts)
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --slow")
