@@ -208,7 +208,9 @@ class AbortController:
 def _run_callback(fn: Callable[[Any], object], reason: object) -> None:
     try:
         fn(reason)
-    except Exception:  # noqa: BLE001 - one bad callback must not stop the abort
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - not even sys.exit() may stop an abort
         _log.exception("AbortSignal callback %r raised; ignored", fn)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -140,9 +140,25 @@ class ApprovalService:
             _unavailable,
             _passthrough,
         )
-        outcome = await _race(answer, signal)
-        if isinstance(outcome, str) and outcome in OUTCOMES:
+        outcome = await _race(_contained(answer), signal)
+        # Exact str only: a subclass could hash or compare in hostile ways
+        # and would not be lossless JSON in the audit event.
+        if type(outcome) is str and outcome in OUTCOMES:
             return outcome  # type: ignore[return-value]
+        return "unavailable"
+
+
+async def _contained(answer: Awaitable[object]) -> object:
+    """Run the answerers; anything they raise (even SystemExit) fails closed.
+
+    A BaseException left in a task would be re-raised out of the event
+    loop itself and take the kernel down.
+    """
+    try:
+        return await answer
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException:  # noqa: BLE001 - a broken answerer never escapes
         return "unavailable"
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "compact_json",
     "format_number",
     "is_json_data",
+    "safe_repr",
     "snapshot_json",
     "to_plain",
 ]
@@ -129,8 +130,8 @@ A bound keeps every later walk (``to_json``, ``json.dumps``, validators)
 far from Python's recursion limit, and it catches cycles for free.
 """
 
-_INT_LIMIT: Final = 10**4299
-"""Ints need at most 4,300 digits: past that ``json.dumps`` refuses them."""
+_INT_LIMIT: Final = 10**4300
+"""Ints may have up to 4,300 digits: past that ``json.dumps`` refuses them."""
 
 
 def snapshot_json(value: object) -> Any:
@@ -199,6 +200,15 @@ def _snap(value: Any, depth: int) -> Any:
     raise _Rejected
 
 
+def safe_repr(value: object) -> str:
+    """``repr`` that never raises (a hostile key must not break the error)."""
+    try:
+        text = repr(value)
+    except BaseException:  # noqa: BLE001 - includes huge ints and raising __repr__
+        return f"<unprintable {type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _locate(value: Any, path: str, active: set[int], depth: int) -> str:
     """Walk again, slowly, to name the first thing that is not JSON."""
     t = type(value)
@@ -221,7 +231,7 @@ def _locate(value: Any, path: str, active: set[int], depth: int) -> str:
         pairs = value.items() if t in _DICTS else enumerate(value)
         for k, v in pairs:
             if t in _DICTS and type(k) is not str:
-                return f"{path} has a non-string key {k!r}"
+                return f"{path} has a non-string key {safe_repr(k)}"
             child = f"{path}.{k}" if t in _DICTS else f"{path}[{k}]"
             found = _locate(v, child, active, depth + 1)
             if found:
