@@ -31,21 +31,27 @@ def describe(fn: object) -> str:
     return f"{module}.{qualname}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Listener(Generic[F]):
+    """One registration; hashed by identity, so a function added twice is two."""
+
     fn: F
     scope: object | None
 
 
 class ListenerList(Generic[F]):
-    """Registration-ordered listeners with prepend, scopes and snapshots."""
+    """Registration-ordered listeners with prepend, scopes and snapshots.
 
-    __slots__ = ("_all", "_scoped", "_snapshot")
+    Adding and disposing are O(1) (an insertion-ordered dict; a prepend
+    rebuilds it); the per-call snapshot is rebuilt lazily after a change.
+    """
+
+    __slots__ = ("_entries", "_scoped", "_snapshot")
 
     def __init__(self) -> None:
-        self._all: list[_Listener[F]] = []
+        self._entries: dict[_Listener[F], None] = {}
         self._scoped = 0
-        self._snapshot: tuple[F, ...] = ()
+        self._snapshot: tuple[F, ...] | None = ()
 
     def add(self, fn: F, *, scope: object | None, prepend: bool, seam: str) -> Disposer:
         """Register ``fn``; validates eagerly, returns an idempotent dispose."""
@@ -53,39 +59,36 @@ class ListenerList(Generic[F]):
             raise TypeError(f"{seam} listener must be callable, not {fn!r}")
         entry = _Listener(fn, scope)
         if prepend:
-            self._all.insert(0, entry)
+            self._entries = {entry: None, **self._entries}
         else:
-            self._all.append(entry)
-        self._changed()
+            self._entries[entry] = None
+        self._scoped += scope is not None
+        self._snapshot = None
         return Disposer(lambda: self._remove(entry))
 
     def _remove(self, entry: _Listener[F]) -> None:
-        for i, existing in enumerate(self._all):
-            if existing is entry:
-                del self._all[i]
-                break
-        self._changed()
-
-    def _changed(self) -> None:
-        self._scoped = sum(1 for e in self._all if e.scope is not None)
-        self._snapshot = tuple(e.fn for e in self._all)
+        if self._entries.pop(entry, 0) is None:
+            self._scoped -= entry.scope is not None
+            self._snapshot = None
 
     def drop_scope(self, scope: object) -> bool:
         """Remove every listener registered on behalf of ``scope``."""
-        kept = [e for e in self._all if e.scope is not scope]
-        dropped = len(kept) != len(self._all)
-        self._all = kept
-        self._changed()
-        return dropped
+        dropped = [e for e in self._entries if e.scope is scope]
+        for entry in dropped:
+            self._remove(entry)
+        return bool(dropped)
 
     def for_scope(self, scope: object | None) -> tuple[F, ...]:
         """Snapshot the listeners that fire for a call made by ``scope``."""
         if not self._scoped:
-            return self._snapshot
-        return tuple(e.fn for e in self._all if e.scope is None or e.scope is scope)
+            snapshot = self._snapshot
+            if snapshot is None:
+                snapshot = self._snapshot = tuple(e.fn for e in self._entries)
+            return snapshot
+        return tuple(e.fn for e in self._entries if e.scope is None or e.scope is scope)
 
     def __len__(self) -> int:
-        return len(self._all)
+        return len(self._entries)
 
 
 class _Ready(Generic[T]):

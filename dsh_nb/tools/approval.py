@@ -64,11 +64,11 @@ def set_approval_policy(session: SessionLog, policy: ApprovalPolicy) -> None:
 
 def effective_policy(service: ApprovalService, session: SessionLog) -> ApprovalPolicy:
     """The session's last ``approval/policy``, else the service default."""
-    for event in reversed(session.events):
-        if event["type"] == "approval/policy":
-            policy = event["data"].get("policy")
-            if policy in POLICIES:
-                return policy  # type: ignore[no-any-return]
+    event = session.last("approval/policy")
+    if event is not None:
+        policy = event["data"].get("policy")
+        if policy in POLICIES:
+            return policy  # type: ignore[no-any-return]
     return service.default_policy
 
 

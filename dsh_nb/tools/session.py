@@ -34,8 +34,11 @@ class SessionLog:
     def __init__(self, events: Iterable[Mapping[str, Any]] = ()) -> None:
         self._events: list[FrozenDict] = []
         self._listeners: list[EventListener] = []
+        # Index of each type's latest event: the seams ask "is a turn open?"
+        # and "what is the policy?" on every call, in O(1), not by scanning.
+        self._last: dict[str, int] = {}
         for event in events:
-            self._events.append(self._freeze(event.get("type"), event.get("data", {})))
+            self._record(self._freeze(event.get("type"), event.get("data", {})))
 
     @staticmethod
     def _freeze(type_: object, data: object) -> FrozenDict:
@@ -60,13 +63,22 @@ class SessionLog:
     def append(self, type_: str, data: Mapping[str, Any] | None = None) -> FrozenDict:
         """Record one event and notify listeners; a raising listener is logged."""
         event = self._freeze(type_, {} if data is None else data)
-        self._events.append(event)
+        self._record(event)
         for listener in tuple(self._listeners):
             try:
                 listener(event)
             except Exception as exc:  # noqa: BLE001 - listeners never split a pair
                 _log.warning("session listener failed: %s", error_message(exc))
         return event
+
+    def _record(self, event: FrozenDict) -> None:
+        self._last[event["type"]] = len(self._events)
+        self._events.append(event)
+
+    def last(self, type_: str) -> FrozenDict | None:
+        """The most recent event of one type, or None."""
+        index = self._last.get(type_)
+        return None if index is None else self._events[index]
 
     def on_append(self, fn: EventListener) -> Disposer:
         """Call ``fn(event)`` after every append; returns a dispose."""
@@ -83,12 +95,7 @@ class SessionLog:
 
     def in_open_turn(self) -> bool:
         """Whether a ``turn/start`` comes after the last ``turn/end``."""
-        for event in reversed(self._events):
-            if event["type"] == "turn/start":
-                return True
-            if event["type"] == "turn/end":
-                return False
-        return False
+        return self._last.get("turn/start", -1) > self._last.get("turn/end", -1)
 
     def of_type(self, type_: str) -> list[FrozenDict]:
         """Every event of one type, oldest first."""
