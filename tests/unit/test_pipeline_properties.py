@@ -38,8 +38,8 @@ T = TypeVar("T")
 
 ARGS_NOT_JSON = "Error: tool execution arguments must be losslessly JSON-serializable"
 
+# max_examples comes from the profile tests/conftest.py loads (--slow: 10,000).
 SETTINGS = settings(
-    max_examples=120,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

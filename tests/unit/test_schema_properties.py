@@ -19,13 +19,12 @@ from dsh_nb.tools.schema import (
 )
 
 TYPES = ("string", "number", "boolean", "object", "array")
+# max_examples comes from the profile tests/conftest.py loads (--slow: 10,000).
 PROPERTY_SETTINGS = settings(
-    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-# Tests that build a strategy per example pay for it: fewer, still bounded.
-DATA_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=100)
+DATA_SETTINGS = PROPERTY_SETTINGS
 
 names = st.text(min_size=1, max_size=5)
 json_scalars = (

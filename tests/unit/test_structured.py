@@ -793,7 +793,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(values)
 def test_validate_is_total_over_arbitrary_values(value: object) -> None:
     result = validate_structured_value(RICH_SCHEMA, value)
