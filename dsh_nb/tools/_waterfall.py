@@ -135,6 +135,51 @@ def run_waterfall(
     def innermost() -> Awaitable[T]:
         return base() if base_is_call else _Ready(base)  # type: ignore[operator,arg-type]
 
+    if decider is not None:
+        return _traced(listeners, payload, innermost, check, decider)
+
+    def step(i: int) -> Awaitable[T]:
+        # A plain function, not a coroutine: a listener that returns exactly
+        # what next() gave it (the common pass-through) adds no frame, and
+        # the level that made that awaitable has already vetted its value.
+        fn = listeners[i]
+        given: Awaitable[T] | None = None
+
+        def next_(*_ignored: object) -> Awaitable[T]:
+            nonlocal given
+            if given is not None:
+                raise ListenerContractError(f"{describe(fn)} called next() twice")
+            given = innermost() if i == last else step(i + 1)
+            return given
+
+        out = fn(*payload, next_)
+        if given is not None and out is given:
+            return given
+        if hasattr(out, "__await__"):
+            return _checked(out, fn, check)
+        return _Ready(check(out, fn))
+
+    return step(0) if n else innermost()
+
+
+async def _checked(
+    awaitable: Awaitable[object],
+    fn: Callable[..., Any],
+    check: Callable[[object, Callable[..., Any]], T],
+) -> T:
+    return check(await awaitable, fn)
+
+
+def _traced(
+    listeners: Sequence[Callable[..., Any]],
+    payload: tuple[Any, ...],
+    innermost: Callable[[], Awaitable[T]],
+    check: Callable[[object, Callable[..., Any]], T],
+    decider: list[Callable[..., Any] | None],
+) -> Awaitable[T]:
+    """The same chain, also noting which listener's value won (for traces)."""
+    last = len(listeners) - 1
+
     async def step(i: int) -> T:
         fn = listeners[i]
         used = False
@@ -146,14 +191,14 @@ def run_waterfall(
                 raise ListenerContractError(f"{describe(fn)} called next() twice")
             used = True
             awaitable = innermost() if i == last else step(i + 1)
-            return awaitable if decider is None else _capture(awaitable, inner)
+            return _capture(awaitable, inner)
 
         out = fn(*payload, next_)
         if hasattr(out, "__await__"):
             out = await out
         value = check(out, fn)
-        if decider is not None and not (inner and inner[0] is value):
+        if not (inner and inner[0] is value):
             decider[0] = fn
         return value
 
-    return step(0) if n else innermost()
+    return step(0)

@@ -134,12 +134,11 @@ class ApprovalService:
             return "cancelled"
         if effective_policy(self, request.agent.session) == "never":
             return "rejected"
-        answer = run_waterfall(
-            self._answerers.for_scope(request.agent),
-            (request,),
-            _unavailable,
-            _passthrough,
-        )
+        answerers = self._answerers.for_scope(request.agent)
+
+        def answer() -> Awaitable[object]:
+            return run_waterfall(answerers, (request,), _unavailable, _passthrough)
+
         outcome = await _race(_contained(answer), signal)
         # Exact str only: a subclass could hash or compare in hostile ways
         # and would not be lossless JSON in the audit event.
@@ -148,14 +147,15 @@ class ApprovalService:
         return "unavailable"
 
 
-async def _contained(answer: Awaitable[object]) -> object:
+async def _contained(answer: Callable[[], Awaitable[object]]) -> object:
     """Run the answerers; anything they raise (even SystemExit) fails closed.
 
     A BaseException left in a task would be re-raised out of the event
-    loop itself and take the kernel down.
+    loop itself and take the kernel down. Sync answerers run when the chain
+    is built, so building it happens in here too, inside the sub-task.
     """
     try:
-        return await answer
+        return await answer()
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise
     except BaseException:  # noqa: BLE001 - a broken answerer never escapes

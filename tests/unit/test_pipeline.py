@@ -2880,3 +2880,30 @@ async def test_next_returns_an_awaitable_asyncio_accepts(
     }[stage](listener)
     result = await registry.execute(inp())
     assert result.to_json() == ok_json()
+
+
+async def test_sync_listeners_run_when_next_is_called_like_the_reference() -> None:
+    # next() starts the inner chain at once (JS promises are eager too), so a
+    # listener that calls next() and then decides itself still let the
+    # inner listeners see the call; its own decision wins.
+    from dsh_nb.tools import Allow, Deny, ToolRegistry, define_tool
+
+    registry = ToolRegistry()
+    registry.register(
+        define_tool(name="t", description="", parameters={}, execute=lambda a: "ok")
+    )
+    seen: list[str] = []
+
+    def outer(ex: Any, next_: Any) -> Any:
+        next_()
+        return Deny("outer says no")
+
+    def inner(ex: Any, next_: Any) -> Any:
+        seen.append("inner")
+        return Allow()
+
+    registry.on_pre_execute(outer)
+    registry.on_pre_execute(inner)
+    result = await registry.execute(inp())
+    assert seen == ["inner"]
+    assert result.text == "Error: outer says no"
