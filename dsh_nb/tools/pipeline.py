@@ -163,10 +163,6 @@ class _Call:
     def clock(self) -> float:
         return time.perf_counter() if self.trace is not None else 0.0
 
-    def decider(self) -> list[Callable[..., Any] | None] | None:
-        """A slot for the deciding listener, only when tracing."""
-        return [None] if self.trace is not None else None
-
     def record(self, stage: str, actor: str, decision: str, started: float) -> None:
         if self.trace is not None:
             elapsed = (time.perf_counter() - started) * 1000.0
@@ -197,8 +193,11 @@ class _Call:
     def run_guards(self) -> str | None:
         """Stage 4: the first guard to return a reason denies; no override."""
         ex = self.execution
+        guards = self.registry._guards_for(ex.agent)
+        if not guards:
+            return None
         started = self.clock()
-        for guard in self.registry._guards_for(ex.agent):
+        for guard in guards:
             reason = guard(ex)
             if reason is None:
                 continue
@@ -252,22 +251,28 @@ class _Call:
         """Stages 2-7 inside the outer error boundary; True = already frozen."""
         reg, ex = self.registry, self.execution
         call_id = ex.call_id
+        tracing = self.trace is not None
+        started = 0.0
+        who: list[Callable[..., Any] | None] | None = None
         try:
             pre_fns = reg._pre.for_scope(ex.agent)
             execute_fns = reg._execute.for_scope(ex.agent)
             post_fns = reg._post.for_scope(ex.agent)
-            started = self.clock()
-            who = self.decider()
+            if tracing:
+                started, who = time.perf_counter(), [None]
             decision = (
                 await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre, who)
                 if pre_fns
                 else _ALLOW
             )
-            if self.trace is not None:
+            if tracing:
                 actor = _actor(who, "default")
                 self.record("pre-execute", actor, _describe_pre(decision), started)
-            if isinstance(decision, Deny):
-                reason: str | None = decision.reason
+            reason: str | None
+            if decision is _ALLOW or type(decision) is Allow:
+                reason = self.run_guards()
+            elif isinstance(decision, Deny):
+                reason = decision.reason
             elif isinstance(decision, Ask):
                 started = self.clock()
                 reason = await self.ask(decision)
@@ -279,8 +284,8 @@ class _Call:
             if reason is not None:
                 result = denial(call_id, reason)
             else:
-                started = self.clock()
-                who = self.decider()
+                if tracing:
+                    started, who = time.perf_counter(), [None]
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
                     result = await (
@@ -292,7 +297,7 @@ class _Call:
                     )
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
-                if self.trace is not None:
+                if tracing:
                     actor = _actor(who, ex.name)
                     self.record("execute", actor, _describe_result(result), started)
                 if result.call_id != call_id:
@@ -305,10 +310,10 @@ class _Call:
             # Post listeners get an immutable view. A result that cannot be
             # frozen is already lost, so they see the error it becomes.
             view = finalize(result, call_id)
-            started = self.clock()
-            who = self.decider()
+            if tracing:
+                started, who = time.perf_counter(), [None]
             post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post, who)
-            if self.trace is not None:
+            if tracing:
                 actor = _actor(who, "default")
                 self.record("post-execute", actor, _describe_post(post), started)
             final = _apply_post(view, post)
