@@ -14,78 +14,8 @@ from typing import TYPE_CHECKING, Any
 from dsh_nb._labextension import (
     _jupyter_labextension_paths as _jupyter_labextension_paths,
 )
-from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools.approval import (
-    ApprovalRequest,
-    ApprovalService,
-    effective_policy,
-    set_approval_policy,
-)
-from dsh_nb.tools.definition import (
-    ToolDefinition,
-    ToolResult,
-    define_tool,
-    text_block,
-    tool,
-)
-from dsh_nb.tools.errors import (
-    ApprovalError,
-    HarnessError,
-    ListenerContractError,
-    OutputSchemaError,
-    ToolArgsError,
-    ToolDefinitionError,
-    ToolErrorInfo,
-    ToolNotFoundError,
-    ToolTimeoutError,
-)
-from dsh_nb.tools.execution import (
-    Accept,
-    Allow,
-    Ask,
-    Block,
-    Deny,
-    ToolExecution,
-    ToolExecutionInput,
-    ToolExecutionResult,
-    ToolExecutionToken,
-)
-from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
-from dsh_nb.tools.pipeline import TraceRecord
-from dsh_nb.tools.presentation import (
-    DiffCallView,
-    DiffResultView,
-    FileDiff,
-    FileLocation,
-    GenericCallView,
-    GenericResultView,
-    TerminalCallView,
-    TerminalResultView,
-    ToolCallKind,
-    ToolCallView,
-    ToolResultView,
-)
-from dsh_nb.tools.presenter import ToolPresenter
-from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.schema import (
-    SchemaProp,
-    SchemaSpec,
-    schema_spec_to_json_schema,
-    validate_args,
-)
-from dsh_nb.tools.session import Agent, SessionLog
-from dsh_nb.tools.signature import spec_from_signature
-from dsh_nb.tools.structured import (
-    assert_supported_output_schema,
-    validate_structured_value,
-)
-from dsh_nb.tools.timeout import (
-    AbortController,
-    AbortError,
-    AbortSignal,
-    TimeoutPolicy,
-    TimeoutReason,
-)
+from dsh_nb.tools import *  # noqa: F403 - the pipeline's public names
+from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
     from dsh_nb.notebook.extension import (
@@ -134,75 +64,17 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AbortController",
-    "AbortError",
-    "AbortSignal",
-    "ABSENT",
-    "Accept",
-    "Agent",
-    "Allow",
-    "ApprovalError",
-    "ApprovalRequest",
-    "ApprovalService",
-    "Ask",
-    "assert_supported_output_schema",
-    "Block",
+    *_TOOLS_ALL,
     "call",
-    "define_tool",
-    "Deny",
-    "DiffCallView",
-    "DiffResultView",
     "dispatch",
-    "Disposer",
-    "effective_policy",
-    "FileDiff",
-    "FileLocation",
-    "FrozenDict",
-    "FrozenList",
-    "GenericCallView",
-    "GenericResultView",
     "guard",
-    "HarnessError",
-    "ListenerContractError",
     "load_ipython_extension",
     "on_result",
-    "OutputSchemaError",
     "post_execute",
     "pre_execute",
     "remove_listener",
     "registry",
     "render_card",
     "replay",
-    "schema_spec_to_json_schema",
-    "SchemaProp",
-    "SchemaSpec",
-    "SessionLog",
-    "set_approval_policy",
-    "spec_from_signature",
-    "TerminalCallView",
-    "TerminalResultView",
-    "text_block",
-    "TimeoutPolicy",
-    "TimeoutReason",
-    "tool",
-    "ToolArgsError",
-    "ToolCallKind",
-    "ToolCallView",
-    "ToolDefinition",
-    "ToolDefinitionError",
-    "ToolErrorInfo",
-    "ToolExecution",
-    "ToolExecutionInput",
-    "ToolExecutionResult",
-    "ToolExecutionToken",
-    "ToolNotFoundError",
-    "ToolPresenter",
-    "ToolRegistry",
-    "ToolResult",
-    "ToolResultView",
-    "ToolTimeoutError",
-    "TraceRecord",
     "unload_ipython_extension",
-    "validate_args",
-    "validate_structured_value",
 ]
