@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from dsh_nb.tools._restriction import check_timeout_ms
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 
@@ -68,8 +69,6 @@ def _is_raw_json_schema(parameters: Mapping[str, Any]) -> bool:
 
 
 def _check_timeout(name: str, timeout_ms: object) -> None:
-    from dsh_nb.tools._restriction import check_timeout_ms
-
     if timeout_ms is not None and not check_timeout_ms(timeout_ms):
         raise ToolDefinitionError(
             f"defineTool({name}): timeoutMs must be a positive finite number "
