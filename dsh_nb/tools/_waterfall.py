@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import ListenerContractError
 
-__all__ = ["ListenerList", "describe", "run_waterfall"]
+__all__ = ["ListenerList", "Ready", "Vetting", "describe", "run_waterfall"]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -46,12 +46,13 @@ class ListenerList(Generic[F]):
     rebuilds it); the per-call snapshot is rebuilt lazily after a change.
     """
 
-    __slots__ = ("_entries", "_scoped", "_snapshot")
+    __slots__ = ("_changed", "_entries", "_scoped", "_snapshot")
 
-    def __init__(self) -> None:
+    def __init__(self, changed: Callable[[], None] | None = None) -> None:
         self._entries: dict[_Listener[F], None] = {}
         self._scoped = 0
         self._snapshot: tuple[F, ...] | None = ()
+        self._changed = changed  # tells the owner its cached snapshots are stale
 
     def add(self, fn: F, *, scope: object | None, prepend: bool, seam: str) -> Disposer:
         """Register ``fn``; validates eagerly, returns an idempotent dispose."""
@@ -64,12 +65,21 @@ class ListenerList(Generic[F]):
             self._entries[entry] = None
         self._scoped += scope is not None
         self._snapshot = None
+        if self._changed is not None:
+            self._changed()
         return Disposer(lambda: self._remove(entry))
 
     def _remove(self, entry: _Listener[F]) -> None:
         if self._entries.pop(entry, 0) is None:
             self._scoped -= entry.scope is not None
             self._snapshot = None
+            if self._changed is not None:
+                self._changed()
+
+    @property
+    def scoped(self) -> bool:
+        """Whether any listener is registered on behalf of a scope."""
+        return self._scoped > 0
 
     def drop_scope(self, scope: object) -> bool:
         """Remove every listener registered on behalf of ``scope``."""
@@ -91,7 +101,7 @@ class ListenerList(Generic[F]):
         return len(self._entries)
 
 
-class _Ready(Generic[T]):
+class Ready(Generic[T]):
     """An awaitable that is already done: the default of a stage."""
 
     __slots__ = ("value",)
@@ -102,6 +112,31 @@ class _Ready(Generic[T]):
     def __await__(self) -> Generator[Any, None, T]:
         return self.value
         yield  # a generator that returns at once, without suspending
+
+
+class Vetting(Generic[T]):
+    """A listener's pending value, vetted by ``check`` once it settles.
+
+    A generator-based awaitable rather than a coroutine, and its fields are
+    public to the pipeline: the outermost level awaits ``awaitable`` and
+    calls ``check`` itself, so the common chain costs one frame less.
+    """
+
+    __slots__ = ("awaitable", "check", "fn")
+
+    def __init__(
+        self,
+        awaitable: Awaitable[object],
+        fn: Callable[..., Any],
+        check: Callable[[object, Callable[..., Any]], T],
+    ) -> None:
+        self.awaitable = awaitable
+        self.fn = fn
+        self.check = check
+
+    def __await__(self) -> Generator[Any, None, T]:
+        value = yield from self.awaitable.__await__()
+        return self.check(value, self.fn)
 
 
 async def _capture(awaitable: Awaitable[T], into: list[object]) -> T:
@@ -128,52 +163,57 @@ def run_waterfall(
     the listener whose value won: the outermost one that did not pass on
     what ``next()`` gave it; it stays None when the base decided.
     """
-    n = len(listeners)
-    last = n - 1
-    base_is_call = callable(base)
-
-    def innermost() -> Awaitable[T]:
-        return base() if base_is_call else _Ready(base)  # type: ignore[operator,arg-type]
-
+    if not listeners:
+        return _innermost(base)
     if decider is not None:
-        return _traced(listeners, payload, innermost, check, decider)
-
-    def step(i: int) -> Awaitable[T]:
-        # A plain function, not a coroutine: a listener that returns exactly
-        # what next() gave it (the common pass-through) adds no frame, and
-        # the level that made that awaitable has already vetted its value.
-        fn = listeners[i]
-        given: Awaitable[T] | None = None
-
-        def next_(*_ignored: object) -> Awaitable[T]:
-            nonlocal given
-            if given is not None:
-                raise ListenerContractError(f"{describe(fn)} called next() twice")
-            given = innermost() if i == last else step(i + 1)
-            return given
-
-        out = fn(*payload, next_)
-        if given is not None and out is given:
-            return given
-        if hasattr(out, "__await__"):
-            return _checked(out, fn, check)
-        return _Ready(check(out, fn))
-
-    return step(0) if n else innermost()
+        return _traced(listeners, payload, base, check, decider)
+    return _step(listeners, 0, payload, base, check)
 
 
-async def _checked(
-    awaitable: Awaitable[object],
-    fn: Callable[..., Any],
+def _innermost(base: Callable[[], Awaitable[T]] | T) -> Awaitable[T]:
+    if callable(base):
+        made: Awaitable[T] = base()
+        return made
+    return Ready(base)
+
+
+def _step(
+    listeners: Sequence[Callable[..., Any]],
+    i: int,
+    payload: tuple[Any, ...],
+    base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-) -> T:
-    return check(await awaitable, fn)
+) -> Awaitable[T]:
+    # A plain function, not a coroutine: a listener that returns exactly
+    # what next() gave it (the common pass-through) adds no frame, and the
+    # level that made that awaitable has already vetted its value. Plain
+    # arguments rather than closures over run_waterfall: fewer cells per call.
+    fn = listeners[i]
+    given: Awaitable[T] | None = None
+
+    def next_(*_ignored: object) -> Awaitable[T]:
+        nonlocal given
+        if given is not None:
+            raise ListenerContractError(f"{describe(fn)} called next() twice")
+        j = i + 1
+        if j < len(listeners):
+            given = _step(listeners, j, payload, base, check)
+        else:
+            given = _innermost(base)
+        return given
+
+    out = fn(*payload, next_)
+    if given is not None and out is given:
+        return given
+    if hasattr(out, "__await__"):
+        return Vetting(out, fn, check)
+    return Ready(check(out, fn))
 
 
 def _traced(
     listeners: Sequence[Callable[..., Any]],
     payload: tuple[Any, ...],
-    innermost: Callable[[], Awaitable[T]],
+    base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
     decider: list[Callable[..., Any] | None],
 ) -> Awaitable[T]:
@@ -190,7 +230,7 @@ def _traced(
             if used:
                 raise ListenerContractError(f"{describe(fn)} called next() twice")
             used = True
-            awaitable = innermost() if i == last else step(i + 1)
+            awaitable = _innermost(base) if i == last else step(i + 1)
             return _capture(awaitable, inner)
 
         out = fn(*payload, next_)

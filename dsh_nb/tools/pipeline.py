@@ -23,10 +23,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools._waterfall import describe, run_waterfall
+from dsh_nb.tools._waterfall import Ready, Vetting, describe, run_waterfall
 from dsh_nb.tools.errors import (
     ListenerContractError,
     ToolNotFoundError,
@@ -60,7 +60,8 @@ from dsh_nb.tools.results import (
     denial,
     error_result,
     finalize,
-    normalize,
+    freeze_if_json,
+    settle,
 )
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ _ACCEPT: Final = Accept()
 class _Call:
     """Per-call state shared by the stages; avoids a dozen closures."""
 
-    __slots__ = ("execution", "registry", "trace")
+    __slots__ = ("execution", "registry", "trace", "trusted")
 
     def __init__(
         self,
@@ -159,6 +160,9 @@ class _Call:
         self.registry = registry
         self.execution = execution
         self.trace = trace
+        # The result dispatch built already frozen; a wrapper that passes it
+        # on unchanged saves the pipeline from copying it again.
+        self.trusted: ToolExecutionResult | None = None
 
     def clock(self) -> float:
         return time.perf_counter() if self.trace is not None else 0.0
@@ -172,8 +176,14 @@ class _Call:
                 )
             )
 
-    async def dispatch(self) -> ToolExecutionResult:
+    def dispatch(self) -> Awaitable[ToolExecutionResult]:
+        """Stage 6's base: run the tool at once, as the reference's promise does.
+
+        A sync tool settles here and comes back as a ready awaitable, so the
+        common call needs no coroutine for dispatch at all.
+        """
         ex = self.execution
+        call_id = ex.call_id
         _set(ex, "_phase", _PHASE_RUNNING)
         try:
             tool = self.registry.get(ex.name, ex.agent)
@@ -181,19 +191,58 @@ class _Call:
                 raise ToolNotFoundError(ex.name)
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
-                out = await out
-            return normalize(ex.call_id, out)
+                return self.settle_async(out)
+        except FATAL:
+            _set(ex, "_phase", _PHASE_WRAPPING)
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            result, frozen = freeze_if_json(error_result(call_id, exc))
+        else:
+            result, frozen = settle(call_id, out)
+        _set(ex, "_phase", _PHASE_WRAPPING)
+        if frozen:
+            self.trusted = result
+        return Ready(result)
+
+    async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
+        ex = self.execution
+        call_id = ex.call_id
+        try:
+            out = await pending
         except FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
-            return error_result(ex.call_id, exc)
+            result, frozen = freeze_if_json(error_result(call_id, exc))
+        else:
+            result, frozen = settle(call_id, out)
         finally:
             _set(ex, "_phase", _PHASE_WRAPPING)
+        if frozen:
+            self.trusted = result
+        return result
+
+    def view(self, result: ToolExecutionResult) -> ToolExecutionResult:
+        """What post listeners see: the result frozen, or the error it becomes."""
+        if result is not self.trusted:
+            result = self.trusted = finalize(result, self.execution.call_id)
+        return result
+
+    async def resolve(self, decision: PreToolDecision) -> str | None:
+        """Stages 3-4: the denial reason a decision ends in, or None to run."""
+        if isinstance(decision, Deny):
+            return decision.reason
+        if isinstance(decision, Ask):
+            started = self.clock()
+            reason = await self.ask(decision)
+            self.record("approval", "approval", reason or "allowed-once", started)
+            if reason is not None:
+                return reason
+        return self.run_guards()
 
     def run_guards(self) -> str | None:
         """Stage 4: the first guard to return a reason denies; no override."""
         ex = self.execution
-        guards = self.registry._guards_for(ex.agent)
+        guards = self.registry._guards_for(ex._agent)
         if not guards:
             return None
         started = self.clock()
@@ -246,82 +295,6 @@ class _Call:
         except (TypeError, ValueError):
             shown = repr(outcome)
         raise RuntimeError(f"unreachable variant in ApprovalOutcome: {shown}")
-
-    async def stages(self) -> tuple[ToolExecutionResult, bool]:
-        """Stages 2-7 inside the outer error boundary; True = already frozen."""
-        reg, ex = self.registry, self.execution
-        call_id = ex.call_id
-        tracing = self.trace is not None
-        started = 0.0
-        who: list[Callable[..., Any] | None] | None = None
-        try:
-            pre_fns = reg._pre.for_scope(ex.agent)
-            execute_fns = reg._execute.for_scope(ex.agent)
-            post_fns = reg._post.for_scope(ex.agent)
-            if tracing:
-                started, who = time.perf_counter(), [None]
-            decision = (
-                await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre, who)
-                if pre_fns
-                else _ALLOW
-            )
-            if tracing:
-                actor = _actor(who, "default")
-                self.record("pre-execute", actor, _describe_pre(decision), started)
-            reason: str | None
-            if decision is _ALLOW or type(decision) is Allow:
-                reason = self.run_guards()
-            elif isinstance(decision, Deny):
-                reason = decision.reason
-            elif isinstance(decision, Ask):
-                started = self.clock()
-                reason = await self.ask(decision)
-                self.record("approval", "approval", reason or "allowed-once", started)
-                if reason is None:
-                    reason = self.run_guards()
-            else:
-                reason = self.run_guards()
-            if reason is not None:
-                result = denial(call_id, reason)
-            else:
-                if tracing:
-                    started, who = time.perf_counter(), [None]
-                _set(ex, "_phase", _PHASE_WRAPPING)
-                try:
-                    result = await (
-                        run_waterfall(
-                            execute_fns, (ex,), self.dispatch, _check_result, who
-                        )
-                        if execute_fns
-                        else self.dispatch()
-                    )
-                finally:
-                    _set(ex, "_phase", _PHASE_RUNNING)
-                if tracing:
-                    actor = _actor(who, ex.name)
-                    self.record("execute", actor, _describe_result(result), started)
-                if result.call_id != call_id:
-                    raise RuntimeError(
-                        f'tools/execute returned callId "{result.call_id}" '
-                        f'for authoritative call "{call_id}"'
-                    )
-            if not post_fns:
-                return result, False
-            # Post listeners get an immutable view. A result that cannot be
-            # frozen is already lost, so they see the error it becomes.
-            view = finalize(result, call_id)
-            if tracing:
-                started, who = time.perf_counter(), [None]
-            post = await run_waterfall(post_fns, (ex, view), _ACCEPT, _check_post, who)
-            if tracing:
-                actor = _actor(who, "default")
-                self.record("post-execute", actor, _describe_post(post), started)
-            final = _apply_post(view, post)
-            return final, final is view
-        except FATAL:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - the outer boundary
-            return error_result(call_id, exc), False
 
 
 def _actor(who: list[Callable[..., Any] | None] | None, default: str) -> str:
@@ -383,7 +356,12 @@ def _apply_post(
 async def execute(
     registry: ToolRegistry, call: ToolExecutionInput
 ) -> ToolExecutionResult:
-    """Run one call through every stage; never raises (see module doc)."""
+    """Run one call through every stage; never raises (see module doc).
+
+    One coroutine frame for the whole untraced call: stages 2-7 are inline,
+    and a stage that settles synchronously (sync listeners, a sync tool) is
+    read off its ready awaitable instead of being awaited.
+    """
     try:
         call_id = call.call_id
         name = call.name
@@ -394,7 +372,7 @@ async def execute(
         raise
     except BaseException as exc:  # noqa: BLE001 - a hostile input object
         return finalize(error_result("", exc), "")
-    execution = ToolExecution(
+    ex = ToolExecution(
         call_id=call_id,
         name=name,
         arguments=ABSENT,
@@ -402,26 +380,125 @@ async def execute(
         parent=parent,
         signal=signal,
     )
-    observers = registry._result.for_scope(agent)
-    tracers = registry._trace.for_scope(agent)
+    pre_fns, execute_fns, post_fns, observers, tracers = registry._plan_for(agent)
     trace: list[TraceRecord] | None = [] if tracers else None
-    state = _Call(registry, execution, trace)
-    frozen = False
+    state = _Call(registry, ex, trace)
+    result: ToolExecutionResult
     try:
         raw = call.arguments
-    except FATAL:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - reading arguments raised
-        result = error_result(call_id, exc)
-    else:
         try:
             arguments = snapshot_json(raw)
         except NotJsonError:
             result = text_result(call_id, ARGS_NOT_JSON, is_error=True)
         else:
-            object.__setattr__(execution, "_arguments", arguments)
-            result, frozen = await state.stages()
-    final = result if frozen else finalize(result, call_id)
-    _set(execution, "_phase", _PHASE_FROZEN)
-    registry._notify(execution, final, observers, tracers, trace)
+            _set(ex, "_arguments", arguments)
+            if trace is not None:
+                result = await _traced_stages(state, pre_fns, execute_fns, post_fns)
+            else:
+                # 2 pre-execute
+                decision: PreToolDecision = _ALLOW
+                if pre_fns:
+                    asked = run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre)
+                    if isinstance(asked, Ready):
+                        decision = asked.value
+                    elif isinstance(asked, Vetting):
+                        decision = asked.check(await asked.awaitable, asked.fn)
+                    else:
+                        decision = await asked
+                # 3-4 approval and guards
+                if decision is _ALLOW or type(decision) is Allow:
+                    reason = state.run_guards()
+                else:
+                    reason = await state.resolve(decision)
+                # 5-6 denial, or dispatch inside the wrappers
+                if reason is not None:
+                    result = denial(call_id, reason)
+                else:
+                    _set(ex, "_phase", _PHASE_WRAPPING)
+                    try:
+                        ran = (
+                            run_waterfall(
+                                execute_fns, (ex,), state.dispatch, _check_result
+                            )
+                            if execute_fns
+                            else state.dispatch()
+                        )
+                        if isinstance(ran, Ready):
+                            result = ran.value
+                        elif isinstance(ran, Vetting):
+                            result = ran.check(await ran.awaitable, ran.fn)
+                        else:
+                            result = await ran
+                    finally:
+                        _set(ex, "_phase", _PHASE_RUNNING)
+                    _check_call_id(result, call_id)
+                # 7 post-execute, on an immutable view
+                if post_fns:
+                    result = state.view(result)
+                    checked = run_waterfall(
+                        post_fns, (ex, result), _ACCEPT, _check_post
+                    )
+                    post: PostToolDecision
+                    if isinstance(checked, Ready):
+                        post = checked.value
+                    elif isinstance(checked, Vetting):
+                        post = checked.check(await checked.awaitable, checked.fn)
+                    else:
+                        post = await checked
+                    result = _apply_post(result, post)
+    except FATAL:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the outer boundary
+        result = error_result(call_id, exc)
+    # 8 final materialise (already done when nobody replaced the result)
+    final = result if result is state.trusted else finalize(result, call_id)
+    # 9 observers
+    _set(ex, "_phase", _PHASE_FROZEN)
+    registry._notify(ex, final, observers, tracers, trace)
     return final
+
+
+def _check_call_id(result: ToolExecutionResult, call_id: str) -> None:
+    if result.call_id != call_id:
+        raise RuntimeError(
+            f'tools/execute returned callId "{result.call_id}" '
+            f'for authoritative call "{call_id}"'
+        )
+
+
+async def _traced_stages(
+    state: _Call,
+    pre_fns: tuple[Callable[..., Any], ...],
+    execute_fns: tuple[Callable[..., Any], ...],
+    post_fns: tuple[Callable[..., Any], ...],
+) -> ToolExecutionResult:
+    """Stages 2-7 again, also recording who decided each and how long it took."""
+    ex = state.execution
+    call_id = ex.call_id
+    who: list[Callable[..., Any] | None] = [None]
+    started = time.perf_counter()
+    decision = await run_waterfall(pre_fns, (ex,), _ALLOW, _check_pre, who)
+    actor = _actor(who, "default")
+    state.record("pre-execute", actor, _describe_pre(decision), started)
+    reason = await state.resolve(decision)
+    if reason is not None:
+        result = denial(call_id, reason)
+    else:
+        started, who[0] = time.perf_counter(), None
+        _set(ex, "_phase", _PHASE_WRAPPING)
+        try:
+            result = await run_waterfall(
+                execute_fns, (ex,), state.dispatch, _check_result, who
+            )
+        finally:
+            _set(ex, "_phase", _PHASE_RUNNING)
+        actor = _actor(who, ex.name)
+        state.record("execute", actor, _describe_result(result), started)
+        _check_call_id(result, call_id)
+    if not post_fns:
+        return result
+    result = state.view(result)
+    started, who[0] = time.perf_counter(), None
+    post = await run_waterfall(post_fns, (ex, result), _ACCEPT, _check_post, who)
+    state.record("post-execute", _actor(who, "default"), _describe_post(post), started)
+    return _apply_post(result, post)

@@ -39,6 +39,13 @@ ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
 TraceObserver = Callable[
     [ToolExecution, ToolExecutionResult, "tuple[TraceRecord, ...]"], None
 ]
+_Plan = tuple[
+    tuple[Callable[..., Any], ...],
+    tuple[Callable[..., Any], ...],
+    tuple[Callable[..., Any], ...],
+    tuple[ResultObserver, ...],
+    tuple[TraceObserver, ...],
+]
 
 
 class ToolRegistry:
@@ -50,11 +57,14 @@ class ToolRegistry:
         self._restrictions: dict[object, list[Restriction]] = {}
         self._global_guards: list[_GuardEntry] = []
         self._scoped_guards: dict[object, list[_GuardEntry]] = {}
-        self._pre: ListenerList[Callable[..., Any]] = ListenerList()
-        self._execute: ListenerList[Callable[..., Any]] = ListenerList()
-        self._post: ListenerList[Callable[..., Any]] = ListenerList()
-        self._result: ListenerList[ResultObserver] = ListenerList()
-        self._trace: ListenerList[TraceObserver] = ListenerList()
+        stale = self._forget_plan
+        self._pre: ListenerList[Callable[..., Any]] = ListenerList(stale)
+        self._execute: ListenerList[Callable[..., Any]] = ListenerList(stale)
+        self._post: ListenerList[Callable[..., Any]] = ListenerList(stale)
+        self._result: ListenerList[ResultObserver] = ListenerList(stale)
+        self._trace: ListenerList[TraceObserver] = ListenerList(stale)
+        self._plan: _Plan | None = None
+        self._global_guard_fns: tuple[ToolGuard, ...] | None = ()
         self._change: list[Callable[[], None]] = []
         self.approval: ApprovalService | None = None
 
@@ -216,6 +226,7 @@ class ToolRegistry:
             guards = self._scoped_guards.setdefault(scope, [])
         entry = _GuardEntry(fn)
         guards.append(entry)
+        self._global_guard_fns = None
 
         def remove() -> None:
             for i, g in enumerate(guards):
@@ -224,11 +235,15 @@ class ToolRegistry:
                     break
             if scope is not None and not guards:
                 self._scoped_guards.pop(scope, None)
+            self._global_guard_fns = None
 
         return Disposer(remove)
 
     def _guards_for(self, scope: object | None) -> tuple[ToolGuard, ...]:
-        guards = tuple(g.fn for g in self._global_guards)
+        """The guards a call by ``scope`` must pass, read when the stage runs."""
+        guards = self._global_guard_fns
+        if guards is None:
+            guards = self._global_guard_fns = tuple(g.fn for g in self._global_guards)
         if scope is not None and self._scoped_guards:
             scoped = self._scoped_guards.get(scope)
             if scoped:
@@ -318,6 +333,30 @@ class ToolRegistry:
 
     # --- execution
 
+    def _plan_for(self, scope: object | None) -> _Plan:
+        """Snapshot the listener seams for one call (contract §4.4).
+
+        While no listener is scoped every call sees the same snapshot, so it
+        is cached until a listener is added or removed.
+        """
+        plan = self._plan
+        if plan is not None:
+            return plan
+        seams = (self._pre, self._execute, self._post, self._result, self._trace)
+        plan = (
+            self._pre.for_scope(scope),
+            self._execute.for_scope(scope),
+            self._post.for_scope(scope),
+            self._result.for_scope(scope),
+            self._trace.for_scope(scope),
+        )
+        if not any(seam.scoped for seam in seams):
+            self._plan = plan
+        return plan
+
+    def _forget_plan(self) -> None:
+        self._plan = None
+
     def execute(
         self, call: ToolExecutionInput
     ) -> Coroutine[Any, Any, ToolExecutionResult]:
@@ -338,7 +377,15 @@ class ToolRegistry:
     ) -> None:
         """Tell the observers snapshotted at call start; each is contained."""
         for observer in observers:
-            _contain(observer, execution, result, "tools/result observer")
+            # _contain, inlined for the common case: no extra frame per call.
+            try:
+                out = observer(execution, result)
+                if out is not None:
+                    _refuse_async(observer, out)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - never starve peers
+                _report(execution, "tools/result observer", exc)
         if trace is not None:
             records = tuple(trace)
             for tracer in tracers:
@@ -360,19 +407,28 @@ def _contain(
 ) -> None:
     try:
         out = fn(execution, result, *extra)
-        if hasattr(out, "__await__"):
-            getattr(out, "close", lambda: None)()
-            raise TypeError(f"{describe(fn)} is async; observers must be synchronous")
+        if out is not None:
+            _refuse_async(fn, out)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - one observer never starves peers
-        _log.warning(
-            'tool "%s" (%s): %s failed: %s',
-            execution.name,
-            execution.call_id,
-            what,
-            error_message(exc),
-        )
+        _report(execution, what, exc)
+
+
+def _refuse_async(fn: Callable[..., Any], out: object) -> None:
+    if hasattr(out, "__await__"):
+        getattr(out, "close", lambda: None)()
+        raise TypeError(f"{describe(fn)} is async; observers must be synchronous")
+
+
+def _report(execution: ToolExecution, what: str, exc: BaseException) -> None:
+    _log.warning(
+        'tool "%s" (%s): %s failed: %s',
+        execution.name,
+        execution.call_id,
+        what,
+        error_message(exc),
+    )
 
 
 class _GuardEntry:

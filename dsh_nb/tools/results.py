@@ -30,6 +30,8 @@ __all__ = [
     "finalize",
     "materialize",
     "normalize",
+    "freeze_if_json",
+    "settle",
 ]
 
 ARGS_NOT_JSON: Final = (
@@ -129,3 +131,34 @@ def normalize(call_id: str, out: object) -> ToolExecutionResult:
         f"tool returned {type(out).__name__}; expected a list of content blocks, "
         '{"content": [...], "meta": ...}, or a str'
     )
+
+
+def settle(call_id: str, out: object) -> tuple[ToolExecutionResult, bool]:
+    """Normalise what a tool returned; never raises. True = already frozen.
+
+    The dispatch hot path: a plain ``str`` return is built frozen at once,
+    and any other JSON result is frozen here, so the pipeline need not copy
+    it again. A result that is not JSON stays as the tool made it: wrappers
+    see it as-is, and the final materialisation turns it into the error.
+    """
+    if type(out) is str and type(call_id) is str:
+        block = FrozenDict({"type": "text", "text": out})
+        frozen = ToolExecutionResult(
+            call_id=call_id, content=FrozenList((block,)), is_error=False
+        )
+        return frozen, True
+    try:
+        result = normalize(call_id, out)
+    except FATAL:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a hostile return value
+        result = error_result(call_id, exc)
+    return freeze_if_json(result)
+
+
+def freeze_if_json(result: ToolExecutionResult) -> tuple[ToolExecutionResult, bool]:
+    """The result materialised and True, or the result itself and False."""
+    try:
+        return materialize(result), True
+    except NotJsonError:
+        return result, False

@@ -1901,6 +1901,92 @@ async def test_wrapper_next_returns_error_result_for_unknown_tool(
     ]
 
 
+@pytest.mark.parametrize("is_async", [False, True])
+async def test_wrapper_sees_a_non_json_dispatch_result_as_is(
+    registry: ToolRegistry, is_async: bool
+) -> None:
+    """§4.9: wrapper results are taken as-is; JSON-ness is checked later."""
+
+    def sync_body(args: Any, execution: Any) -> Any:
+        return [{"type": "text", "text": "x", "score": float("nan")}]
+
+    async def async_body(args: Any, execution: Any) -> Any:
+        return sync_body(args, execution)
+
+    registry.register(make_def("echo", async_body if is_async else sync_body))
+    seen: list[Any] = []
+
+    async def repair(execution: Any, next: Any) -> Any:
+        result = await next()
+        seen.append(result)
+        return ToolExecutionResult(
+            call_id=result.call_id, content=[text("repaired")], is_error=False
+        )
+
+    registry.on_execute(repair)
+    result = await registry.execute(inp())
+    assert seen[0].is_error is False
+    assert seen[0].content[0]["text"] == "x"
+    assert seen[0].content[0]["score"] != seen[0].content[0]["score"]  # NaN
+    assert result.to_json() == ok_json("repaired")
+
+
+async def test_a_passed_on_result_is_frozen_and_detached_from_the_tool(
+    registry: ToolRegistry,
+) -> None:
+    returned: list[Any] = []
+
+    def body(args: Any, execution: Any) -> Any:
+        content = [text("ok"), {"type": "json", "value": {"n": [1, 2]}}]
+        returned.append(content)
+        return {"content": content, "meta": {"m": [1]}}
+
+    registry.register(make_def("echo", body))
+    in_wrapper: list[Any] = []
+
+    def wrap(execution: Any, next: Any) -> Any:
+        pending = next()
+        in_wrapper.append(pending)
+        return pending
+
+    registry.on_execute(wrap)
+    registry.on_post_execute(lambda e, r, n: n())
+    result = await registry.execute(inp())
+    returned[0][1]["value"]["n"].append(3)
+    returned[0].append(text("late"))
+    assert result.to_json() == {
+        "callId": "c1",
+        "content": [text("ok"), {"type": "json", "value": {"n": [1, 2]}}],
+        "isError": False,
+        "meta": {"m": [1]},
+    }
+    with pytest.raises(TypeError):
+        result.content[1]["value"]["n"].append(4)  # type: ignore[index]
+
+
+async def test_a_sync_tool_runs_when_the_wrapper_calls_next(
+    registry: ToolRegistry,
+) -> None:
+    """next() starts the chain at once, as the reference's promise does."""
+    log: list[str] = []
+
+    def body(args: Any, execution: Any) -> Any:
+        log.append("tool")
+        return "ok"
+
+    registry.register(make_def("echo", body))
+
+    async def wrap(execution: Any, next: Any) -> Any:
+        pending = next()
+        log.append("next returned")
+        return await pending
+
+    registry.on_execute(wrap)
+    result = await registry.execute(inp())
+    assert log == ["tool", "next returned"]
+    assert result.to_json() == ok_json()
+
+
 async def test_wrapper_callid_mismatch_pinned(registry: ToolRegistry) -> None:
     registry.register(make_def())
     log: list[str] = []
