@@ -90,34 +90,51 @@ def full_registry(extra_tools: int = 0) -> ToolRegistry:
     return registry
 
 
-def measure(fn: Callable[[], Any], *, batch: int = 500, rounds: int = 15) -> float:
-    """Median microseconds per call of a sync callable."""
-    for _ in range(batch):
-        fn()
-    samples = []
-    for _ in range(rounds):
+@dataclass(frozen=True, eq=False)
+class Case:
+    """One row to time: ``call()`` is one call (its awaitable if ``is_async``)."""
+
+    peer: str
+    tool: str
+    call: Callable[[], Any]
+    is_async: bool
+    note: str = ""
+
+
+def interleaved(
+    cases: list[Case], *, rounds: int = 61, batch_ms: float = 5.0
+) -> list[float]:
+    """Median µs per call of each case, timed round-robin.
+
+    Each round times one short batch of every case in turn, so a noisy
+    neighbour on a shared machine slows every row alike and the ratios
+    between rows hold even when the absolute numbers drift. Batch sizes
+    are calibrated first so each batch takes about ``batch_ms``.
+    """
+
+    async def batch(case: Case, n: int) -> float:
+        call = case.call
         start = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        samples.append((time.perf_counter() - start) / batch * 1e6)
-    return statistics.median(samples)
+        if case.is_async:
+            for _ in range(n):
+                await call()
+        else:
+            for _ in range(n):
+                call()
+        return time.perf_counter() - start
 
-
-def measure_async(
-    fn: Callable[[], Awaitable[Any]], *, batch: int = 500, rounds: int = 15
-) -> float:
-    """Median microseconds per call of an async callable, awaited in a loop."""
-
-    async def run() -> float:
-        for _ in range(batch):
-            await fn()
-        samples = []
+    async def run() -> list[float]:
+        sizes = []
+        for case in cases:
+            n = 16
+            while (took := await batch(case, n)) < batch_ms / 4000 and n < 1 << 20:
+                n *= 2
+            sizes.append(max(1, round(n * batch_ms / 1000 / max(took, 1e-9))))
+        samples: list[list[float]] = [[] for _ in cases]
         for _ in range(rounds):
-            start = time.perf_counter()
-            for _ in range(batch):
-                await fn()
-            samples.append((time.perf_counter() - start) / batch * 1e6)
-        return statistics.median(samples)
+            for case, n, out in zip(cases, sizes, samples, strict=True):
+                out.append(await batch(case, n) / n * 1e6)
+        return [statistics.median(s) for s in samples]
 
     return asyncio.run(run())
 

@@ -33,7 +33,6 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,13 +46,13 @@ from _common import (
     ADD_ARGS,
     PROFILE_ARGS,
     Address,
+    Case,
     Prefs,
     add,
     full_registry,
+    interleaved,
     langchain_tools,
     mcp_server,
-    measure,
-    measure_async,
     ours,
     profile,
     table,
@@ -104,72 +103,55 @@ def _run(
 
 
 # -- Python peers ---------------------------------------------------------------
+# Each returns the cases to time, or rows saying why a peer is missing.
+
+Missing = list[Row]
 
 
-def ours_rows(batch: int, rounds: int) -> list[Row]:
+def ours_cases() -> tuple[list[Case], Missing]:
     registry = full_registry()
     return [
-        (
-            OURS,
-            name,
-            measure_async(ours(registry, name, args), batch=batch, rounds=rounds),
-            "",
-        )
-        for name, args in TOOLS
-    ]
+        Case(OURS, name, ours(registry, name, args), True) for name, args in TOOLS
+    ], []
 
 
-def langchain_rows(batch: int, rounds: int) -> list[Row]:
+def langchain_cases() -> tuple[list[Case], Missing]:
     tools = langchain_tools()
     if tools is None:
-        return [
+        return [], [
             (LANGCHAIN, name, None, "langchain-core not installed") for name, _ in TOOLS
         ]
     note = f"langchain-core {_version('langchain-core')}"
     return [
-        (
-            LANGCHAIN,
-            name,
-            measure(
-                functools.partial(tools[name].invoke, args), batch=batch, rounds=rounds
-            ),
-            note,
-        )
+        Case(LANGCHAIN, name, functools.partial(tools[name].invoke, args), False, note)
         for name, args in TOOLS
-    ]
+    ], []
 
 
-def mcp_rows(batch: int, rounds: int) -> list[Row]:
+def mcp_cases() -> tuple[list[Case], Missing]:
     label = "MCP SDK server call_tool"
     server = mcp_server()
     if server is None:
-        return [(label, name, None, "mcp not installed") for name, _ in TOOLS]
+        return [], [(label, name, None, "mcp not installed") for name, _ in TOOLS]
     note = f"mcp {_version('mcp')}, in-process (no transport)"
     return [
-        (
-            label,
-            name,
-            measure_async(
-                functools.partial(server.call_tool, name, args),
-                batch=batch,
-                rounds=rounds,
-            ),
-            note,
-        )
+        Case(label, name, functools.partial(server.call_tool, name, args), True, note)
         for name, args in TOOLS
-    ]
+    ], []
 
 
-def openai_agents_rows(batch: int, rounds: int) -> list[Row]:
+def openai_agents_cases() -> tuple[list[Case], Missing]:
     label = "openai-agents FunctionTool.on_invoke_tool"
     try:
         import agents
         from agents import function_tool
         from agents.tool_context import ToolContext
     except ImportError:
-        return [(label, name, None, "openai-agents not installed") for name, _ in TOOLS]
+        return [], [
+            (label, name, None, "openai-agents not installed") for name, _ in TOOLS
+        ]
     agents.set_tracing_disabled(True)  # no exporter, no network
-    rows: list[Row] = []
+    cases: list[Case] = []
     for name, args in TOOLS:
         fn = FUNCTIONS[name]
         tool = function_tool(fn)
@@ -184,19 +166,10 @@ def openai_agents_rows(batch: int, rounds: int) -> list[Row]:
             raise RuntimeError(
                 f"openai-agents {name} returned {got!r}, not {expected!r}"
             )
-        rows.append(
-            (
-                label,
-                name,
-                measure_async(
-                    functools.partial(tool.on_invoke_tool, context, payload),
-                    batch=batch,
-                    rounds=rounds,
-                ),
-                f"openai-agents {_version('openai-agents')}; input is a JSON string",
-            )
-        )
-    return rows
+        note = f"openai-agents {_version('openai-agents')}; input is a JSON string"
+        call = functools.partial(tool.on_invoke_tool, context, payload)
+        cases.append(Case(label, name, call, True, note))
+    return cases, []
 
 
 async def _settle(awaitable: Awaitable[Any]) -> Any:
@@ -214,36 +187,38 @@ def _bound(name: str) -> dict[str, Any]:
     }
 
 
-def plain_rows(batch: int, rounds: int) -> list[Row]:
-    rows: list[Row] = []
-    for name, _ in TOOLS:
-        fn = FUNCTIONS[name]
-        kwargs = _bound(name)
-        rows.append(
-            (
-                "plain Python call",
-                name,
-                measure(functools.partial(fn, **kwargs), batch=batch, rounds=rounds),
-                "no validation, no pipeline",
-            )
-        )
-    return rows
-
-
-def python_rows(batch: int, rounds: int) -> list[Row]:
-    """One pass over every Python row, in a fixed order."""
+def plain_cases() -> tuple[list[Case], Missing]:
     return [
-        *ours_rows(batch, rounds),
-        *langchain_rows(batch, rounds),
-        *mcp_rows(batch, rounds),
-        *openai_agents_rows(batch, rounds),
-        *plain_rows(batch, rounds),
+        Case(
+            "plain Python call",
+            name,
+            functools.partial(FUNCTIONS[name], **_bound(name)),
+            False,
+            "no validation, no pipeline",
+        )
+        for name, _ in TOOLS
+    ], []
+
+
+def python_rows(rounds: int, batch_ms: float) -> list[Row]:
+    """Every Python row, timed round-robin (``_common.interleaved``)."""
+    cases: list[Case] = []
+    missing: list[Row] = []
+    for build in (
+        ours_cases,
+        langchain_cases,
+        mcp_cases,
+        openai_agents_cases,
+        plain_cases,
+    ):
+        more, absent = build()
+        cases += more
+        missing += absent
+    timed = interleaved(cases, rounds=rounds, batch_ms=batch_ms)
+    rows: list[Row] = [
+        (c.peer, c.tool, us, c.note) for c, us in zip(cases, timed, strict=True)
     ]
-
-
-def _median(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
+    return rows + missing
 
 
 # -- the TypeScript reference -----------------------------------------------------
@@ -353,8 +328,12 @@ def verdict(rows: list[Row]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=500, help="calls per timed round")
-    parser.add_argument("--rounds", type=int, default=15, help="timed rounds (median)")
+    parser.add_argument(
+        "--rounds", type=int, default=61, help="round-robin rounds (median)"
+    )
+    parser.add_argument(
+        "--batch-ms", type=float, default=5.0, help="length of one timed batch"
+    )
     parser.add_argument("--no-ts", action="store_true", help="skip the TypeScript row")
     parser.add_argument(
         "--ts-root",
@@ -364,22 +343,9 @@ def main() -> None:
     parser.add_argument(
         "--output", type=Path, default=HERE / "RESULTS.md", help="where to write"
     )
-    parser.add_argument(
-        "--passes",
-        type=int,
-        default=3,
-        help="interleaved passes over the Python rows; each row reports its median",
-    )
     args = parser.parse_args()
-    batch, rounds = args.batch, args.rounds
-
-    # Interleaving the passes spreads a noisy neighbour over every row alike,
-    # so the ratios hold even when the absolute numbers drift.
-    passes = [python_rows(batch, rounds) for _ in range(args.passes)]
-    rows: list[Row] = [
-        (peer, name, _median([p[i][2] for p in passes]), note)
-        for i, (peer, name, _, note) in enumerate(passes[0])
-    ]
+    rounds = args.rounds
+    rows = python_rows(rounds, args.batch_ms)
     node_version = None
     if args.no_ts:
         rows += [
@@ -387,7 +353,7 @@ def main() -> None:
             for n, _ in TOOLS
         ]
     else:
-        ts, node_version = ts_rows(args.ts_root, batch)
+        ts, node_version = ts_rows(args.ts_root, 500)
         rows += ts
     rendered = table(rows)
     machine = describe_machine(node_version)
@@ -402,9 +368,11 @@ def main() -> None:
             [
                 "# Per-call cost next to the peers",
                 "",
-                "Written by `python benchmarks/compare.py`: µs per call, the median "
-                f"of {rounds} rounds of {batch} sequential calls, and for the Python "
-                f"rows the median of {args.passes} interleaved passes of that. "
+                "Written by `python benchmarks/compare.py`: µs per call. The Python "
+                f"rows are timed round-robin, {rounds} rounds of one batch of each "
+                f"row (about {args.batch_ms:g} ms of sequential calls), so a noisy "
+                "neighbour slows every row alike; each row reports its median. "
+                "The TypeScript row is the median of its own rounds under Node. "
                 "`× ours` is the row's time over dsh_nb's for the same tool. "
                 "Each peer runs the same two functions from `benchmarks/_common.py`.",
                 "",

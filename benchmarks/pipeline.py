@@ -1,6 +1,7 @@
 """Per-call cost of the full pipeline, next to langchain-core and the MCP SDK.
 
-Run: ``python benchmarks/pipeline.py``. Prints median µs per call for an
+Run: ``python benchmarks/pipeline.py``. Prints median µs per call (rows timed
+round-robin, so machine noise hits them alike) for an
 ``add(a, b)`` tool and a 10-field nested-object tool through validation,
 materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
 post-execute listener and 2 observers; the peers where installed; and how
@@ -9,6 +10,7 @@ the per-call cost changes from 1 to 1,000 registered tools.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -17,77 +19,78 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import (
     ADD_ARGS,
     PROFILE_ARGS,
+    Case,
     add,
     full_registry,
+    interleaved,
     langchain_tools,
     machine,
     mcp_server,
-    measure,
-    measure_async,
     ours,
     table,
 )
 
 from dsh_nb.tools import ToolRegistry, tool
 
+TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
+
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--rounds", type=int, default=61, help="round-robin rounds (median)"
+    )
+    rounds = parser.parse_args().rounds
     registry = full_registry()
-    rows: list[tuple[str, str, float | None, str]] = []
-    for name, args in (("add", ADD_ARGS), ("profile", PROFILE_ARGS)):
-        rows.append(
-            (
-                "dsh_nb full pipeline",
-                name,
-                measure_async(ours(registry, name, args)),
-                "",
-            )
-        )
     bare = ToolRegistry()
     bare.register(tool(add))
-    rows.append(
-        ("dsh_nb, no listeners", "add", measure_async(ours(bare, "add", ADD_ARGS)), "")
-    )
-
+    cases = [
+        Case("dsh_nb full pipeline", n, ours(registry, n, a), True) for n, a in TOOLS
+    ]
+    cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
+    missing: list[tuple[str, str, float | None, str]] = []
     lc = langchain_tools()
-    for name, args in (("add", ADD_ARGS), ("profile", PROFILE_ARGS)):
+    for name, args in TOOLS:
+        label = "langchain-core StructuredTool.invoke"
         if lc is None:
-            rows.append(
-                ("langchain-core StructuredTool.invoke", name, None, "not installed")
-            )
+            missing.append((label, name, None, "not installed"))
         else:
-            t = lc[name]
-            rows.append(
-                (
-                    "langchain-core StructuredTool.invoke",
-                    name,
-                    measure(lambda t=t, a=args: t.invoke(a)),
-                    "",
-                )
-            )
+            invoke = lc[name].invoke
+            cases.append(Case(label, name, lambda f=invoke, a=args: f(a), False))
     server = mcp_server()
-    for name, args in (("add", ADD_ARGS), ("profile", PROFILE_ARGS)):
+    for name, args in TOOLS:
         if server is None:
-            rows.append(("MCP SDK call_tool", name, None, "not installed"))
+            missing.append(("MCP SDK call_tool", name, None, "not installed"))
         else:
-            rows.append(
-                (
+            call = server.call_tool
+            cases.append(
+                Case(
                     "MCP SDK call_tool",
                     name,
-                    measure_async(lambda n=name, a=args: server.call_tool(n, a)),
-                    "",
+                    lambda n=name, a=args, c=call: c(n, a),
+                    True,
                 )
             )
-    rows.append(
-        ("plain Python call", "add", measure(lambda: add(1, 2)), "no validation")
+    cases.append(
+        Case("plain Python call", "add", lambda: add(1, 2), False, "no validation")
     )
+    timed = interleaved(cases, rounds=rounds)
+    rows = [
+        (c.peer, c.tool, us, c.note) for c, us in zip(cases, timed, strict=True)
+    ] + missing
     print(f"machine: {machine()}")
     print(table(rows))
     print()
     print("per-call cost of `add` by number of registered tools:")
-    for count in (1, 10, 100, 1000):
-        reg = full_registry(extra_tools=count - 1)
-        print(f"  {count:>5} tools: {measure_async(ours(reg, 'add', ADD_ARGS)):.1f} µs")
+    counts = (1, 10, 100, 1000)
+    scale = [
+        Case(f"{count}", "add", ours(full_registry(count - 1), "add", ADD_ARGS), True)
+        for count in counts
+    ]
+    for count, us in zip(
+        counts, interleaved(scale, rounds=max(1, rounds // 2)), strict=True
+    ):
+        print(f"  {count:>5} tools: {us:.1f} µs")
 
 
 if __name__ == "__main__":

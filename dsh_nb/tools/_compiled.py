@@ -20,13 +20,18 @@ from dsh_nb.tools.schema import (
     _MUST,
     _NOT_OBJECT,
     _SCALARS,
+    MalformedSpecError,
     SchemaProp,
     SchemaSpec,
     Validator,
     _dict_get,
+    _is_dict,
+    _is_list,
+    _is_str,
     _member,
     _prop,
     _unreachable,
+    _unreadable,
 )
 
 __all__ = ["compile_validator"]
@@ -63,8 +68,16 @@ def compile_validator(spec: SchemaSpec) -> Validator:
     )
 
     def validate(args: object) -> list[str]:
-        if type(args) is not dict and not isinstance(args, dict):
+        if type(args) is not dict and not _is_dict(args):
             return [_NOT_OBJECT]
+        try:
+            return run(args)
+        except MalformedSpecError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. a key whose __eq__ raises
+            return _unreadable(exc)
+
+    def run(args: dict[object, object]) -> list[str]:
         # The common valid call: no paths, no messages, no error list.
         for key, fast, ok, required in quick:
             value = _dict_get(args, key, _MISSING)
@@ -124,7 +137,7 @@ def _compile_prop(prop: SchemaProp) -> tuple[frozenset[type], _Ok, _Check]:
 
 def _object_ok(nested: tuple[_Entry, ...]) -> _Ok:
     def ok(value: object) -> bool:
-        if not isinstance(value, dict):
+        if not _is_dict(value):
             return False
         for key, fast, sub, _, required in nested:
             child = _dict_get(value, key, _MISSING)
@@ -140,7 +153,7 @@ def _object_ok(nested: tuple[_Entry, ...]) -> _Ok:
 
 def _object_check(nested: tuple[_Entry, ...], must: str) -> _Check:
     def check(value: object, path: str, errors: list[str]) -> None:
-        if not isinstance(value, dict):
+        if not _is_dict(value):
             errors.append(f'"{path}"{must}')
             return
         for key, fast, _, sub, required in nested:
@@ -156,7 +169,7 @@ def _object_check(nested: tuple[_Entry, ...], must: str) -> _Check:
 
 def _array_ok(fast: frozenset[type], item: _Ok) -> _Ok:
     def ok(value: object) -> bool:
-        if not isinstance(value, list):
+        if not _is_list(value):
             return False
         for element in list.__iter__(value):
             if type(element) not in fast and not item(element):
@@ -168,7 +181,7 @@ def _array_ok(fast: frozenset[type], item: _Ok) -> _Ok:
 
 def _array_check(fast: frozenset[type], item: _Check, must: str) -> _Check:
     def check(value: object, path: str, errors: list[str]) -> None:
-        if not isinstance(value, list):
+        if not _is_list(value):
             errors.append(f'"{path}"{must}')
             return
         for i, element in enumerate(list.__iter__(value)):
@@ -190,7 +203,7 @@ def _enum_check(is_kind: _Ok, enum: Iterable[object], must: str) -> tuple[_Ok, _
     elif is_kind is _IS["string"]:
 
         def ok(value: object) -> bool:
-            return isinstance(value, str) and str.__str__(value) in strings
+            return _is_str(value) and str.__str__(value) in strings
 
     else:  # a number or boolean never equals a string member
 

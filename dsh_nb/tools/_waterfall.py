@@ -73,6 +73,8 @@ class ListenerList(Generic[F]):
         if self._entries.pop(entry, 0) is None:
             self._scoped -= entry.scope is not None
             self._snapshot = None
+            if not self._entries:
+                self._entries.clear()  # an emptied dict keeps its table until cleared
             if self._changed is not None:
                 self._changed()
 

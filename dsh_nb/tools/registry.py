@@ -55,8 +55,9 @@ class ToolRegistry:
         self._globals: dict[str, ToolDefinition] = {}
         self._scoped: dict[object, dict[str, ToolDefinition]] = {}
         self._restrictions: dict[object, list[Restriction]] = {}
-        self._global_guards: list[_GuardEntry] = []
-        self._scoped_guards: dict[object, list[_GuardEntry]] = {}
+        # Insertion-ordered dicts used as sets: O(1) add and dispose.
+        self._global_guards: dict[_GuardEntry, None] = {}
+        self._scoped_guards: dict[object, dict[_GuardEntry, None]] = {}
         stale = self._forget_plan
         self._pre: ListenerList[Callable[..., Any]] = ListenerList(stale)
         self._execute: ListenerList[Callable[..., Any]] = ListenerList(stale)
@@ -65,7 +66,7 @@ class ToolRegistry:
         self._trace: ListenerList[TraceObserver] = ListenerList(stale)
         self._plan: _Plan | None = None
         self._global_guard_fns: tuple[ToolGuard, ...] | None = ()
-        self._change: list[Callable[[], None]] = []
+        self._change: dict[_ChangeEntry, None] = {}
         self.approval: ApprovalService | None = None
 
     # --- tools
@@ -121,6 +122,8 @@ class ToolRegistry:
         if layer is None or layer.get(name) is not definition:
             return
         del layer[name]
+        if not layer:
+            layer.clear()  # an emptied dict keeps its table until cleared
         if scope is not None and not layer:
             del self._scoped[scope]
         if quiet:
@@ -223,18 +226,19 @@ class ToolRegistry:
         if scope is None:
             guards = self._global_guards
         else:
-            guards = self._scoped_guards.setdefault(scope, [])
+            guards = self._scoped_guards.setdefault(scope, {})
         entry = _GuardEntry(fn)
-        guards.append(entry)
+        guards[entry] = None
         self._global_guard_fns = None
 
         def remove() -> None:
-            for i, g in enumerate(guards):
-                if g is entry:
-                    del guards[i]
-                    break
-            if scope is not None and not guards:
-                self._scoped_guards.pop(scope, None)
+            guards.pop(entry, None)
+            if not guards:
+                guards.clear()  # free the emptied table
+            # Only the scope's current set: after dispose_scope the scope may
+            # have a new one, whose guards this disposer must not drop.
+            if not guards and self._scoped_guards.get(scope) is guards:
+                del self._scoped_guards[scope]
             self._global_guard_fns = None
 
         return Disposer(remove)
@@ -299,15 +303,14 @@ class ToolRegistry:
             raise TypeError(f"tools/change listener must be callable, not {fn!r}")
         entry = _ChangeEntry(fn)
         if prepend:
-            self._change.insert(0, entry)
+            self._change = {entry: None, **self._change}
         else:
-            self._change.append(entry)
+            self._change[entry] = None
 
         def remove() -> None:
-            for i, e in enumerate(self._change):
-                if e is entry:
-                    del self._change[i]
-                    break
+            self._change.pop(entry, None)
+            if not self._change:
+                self._change.clear()  # free the emptied table
 
         return Disposer(remove)
 

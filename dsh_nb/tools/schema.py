@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NoReturn, TypeAlias
+from typing import Any, Final, NoReturn, TypeAlias, TypeGuard
 
+from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.jsonvalue import ABSENT, compact_json
 
 __all__ = [
@@ -147,18 +148,43 @@ def _copy_json(value: Any) -> Any:
 # -- validation (§1.3), shared predicates ---------------------------------------
 
 
+# Value checks read type(value), never isinstance(): isinstance() honours a
+# spoofed __class__ property, which would let a non-dict reach dict methods.
+
+
+def _is(value: object, kind: type | tuple[type, ...]) -> bool:
+    return issubclass(type(value), kind)
+
+
+def _is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
+    return issubclass(type(value), dict)
+
+
+def _is_list(value: object) -> TypeGuard[list[Any]]:
+    return issubclass(type(value), list)
+
+
+def _is_str(value: object) -> TypeGuard[str]:
+    return issubclass(type(value), str)
+
+
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    t = type(value)
+    return issubclass(t, (int, float)) and not issubclass(t, bool)
 
 
 _IS: Final[dict[str, Callable[[object], bool]]] = {
-    "string": lambda v: isinstance(v, str),
+    "string": lambda v: issubclass(type(v), str),
     "number": _is_number,
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
+    "boolean": lambda v: issubclass(type(v), bool),
+    "object": lambda v: issubclass(type(v), dict),
+    "array": lambda v: issubclass(type(v), list),
 }
 _SCALARS: Final = frozenset({"string", "number", "boolean"})
+
+
+class MalformedSpecError(ValueError):
+    """A spec value no validator can check: the one thing validation raises."""
 
 
 def _unreachable(prop_type: object) -> NoReturn:
@@ -166,28 +192,33 @@ def _unreachable(prop_type: object) -> NoReturn:
         shown = compact_json(prop_type)
     except (TypeError, ValueError):
         shown = repr(prop_type)
-    raise ValueError(f"unreachable variant in validateArgs: {shown}")
+    raise MalformedSpecError(f"unreachable variant in validateArgs: {shown}")
+
+
+def _unreadable(exc: Exception) -> list[str]:
+    """The violation for arguments whose own methods raised while being read."""
+    return [f"arguments could not be validated: {error_message(exc)}"]
 
 
 def _kind(value: object) -> str | None:
     """The JSON scalar kind of ``value`` (for strict enum equality)."""
-    if isinstance(value, bool):
+    if _is(value, bool):
         return "boolean"
-    if isinstance(value, str):
+    if _is(value, str):
         return "string"
     return "number" if _is_number(value) else None
 
 
 def _plain(value: object) -> object:
     """Read a scalar through its builtin base; never runs overridden ``__eq__``."""
-    if isinstance(value, bool):
+    if _is(value, bool):
         return value
-    if isinstance(value, str):
+    if _is_str(value):
         return str.__str__(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
+    if _is(value, int):
+        return int.__int__(value)  # type: ignore[arg-type]
+    if _is(value, float):
+        return float.__float__(value)  # type: ignore[arg-type]
     return value
 
 
@@ -205,10 +236,15 @@ def validate_args(spec: SchemaSpec, args: object) -> list[str]:
 
     Total over ``args``. Raises only for a malformed spec (unknown type).
     """
-    if not isinstance(args, dict):
+    if not _is_dict(args):
         return [_NOT_OBJECT]
     errors: list[str] = []
-    _walk_spec(spec, args, None, errors)
+    try:
+        _walk_spec(spec, args, None, errors)
+    except MalformedSpecError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a key whose __eq__ raises
+        return _unreadable(exc)
     return errors
 
 

@@ -11,9 +11,9 @@ trusted: JupyterLab renders that HTML unsanitized and would run any
 script in it. That is the hard case this test checks.
 
 JupyterLab also runs MathJax over trusted HTML, so ``$...$`` in a tool
-string is typeset. MathJax's own elements are allowed here (they run no
-payload); that the text is still altered is a product bug, pinned by the
-strict xfail at the end.
+string would be typeset. The cards opt out (``mathjax_ignore``); MathJax's
+own elements are still allowed in the audit (they run no payload), and the
+last test checks that the HTML fallback shows every payload's text verbatim.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ Invariants checked on every example:
 
 The number of examples comes from the hypothesis profile in
 ``tests/conftest.py``: bounded by default, 10,000 per test with ``--slow``.
-Known implementation bugs are pinned by the ``xfail(strict=True)`` tests at
-the end; their inputs are kept out of the green properties above them.
+Inputs that broke an implementation once are pinned by the named tests at
+the end as well as drawn by the properties.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class HostileEq:
 
 
 class HostileStr:
-    """str() and repr() raise (kept out of dict keys: see the xfail tests)."""
+    """str() and repr() raise, as a value and as a dict key."""
 
     def __str__(self) -> str:
         raise RuntimeError("hostile __str__")
@@ -246,6 +246,32 @@ class HostileList(list):  # type: ignore[type-arg]
         raise RuntimeError("hostile list")
 
     __iter__ = __getitem__ = __len__ = _boom
+
+
+class SpoofDict:
+    """isinstance(x, dict) is True through __class__; it is not a dict."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return dict
+
+
+class SpoofStr:
+    """isinstance(x, str) is True through __class__; it is not a str."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return str
+
+
+class CollidingKey:
+    """Hashes like "a" and refuses comparison: a dict lookup of "a" runs __eq__."""
+
+    def __hash__(self) -> int:
+        return hash("a")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("hostile __eq__")
 
 
 class EvilStr(str):
@@ -339,8 +365,9 @@ json_values = st.recursive(
     ),
     max_leaves=20,
 )
-# Keys that are not str; their repr() works (see the xfail tests for the rest).
+# Keys that are not str, including one whose repr() raises.
 bad_keys = st.one_of(
+    st.builds(HostileStr),
     st.integers(min_value=-(2**200), max_value=2**200),
     st.none(),
     st.booleans(),
@@ -375,6 +402,9 @@ poison_without_evil_keys = st.one_of(
     st.builds(HostileEq),
     st.builds(HostileStr),
     st.builds(HostileHash),
+    st.builds(SpoofDict),
+    st.builds(SpoofStr),
+    st.builds(lambda: {CollidingKey(): 1}),
     st.builds(lambda s: EvilStr(s), st.text(max_size=3)),
     st.builds(lambda i: EvilInt(i), st.integers()),
     st.builds(lambda f: EvilFloat(f), finite_floats),
@@ -1567,24 +1597,6 @@ class ReprRaises:
     __hash__ = object.__hash__
 
 
-class SpoofDict:
-    """isinstance(x, dict) is True through __class__; it is not a dict."""
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return dict
-
-
-class CollidingKey:
-    """Hashes like "a" and refuses comparison: a dict lookup of "a" runs __eq__."""
-
-    def __hash__(self) -> int:
-        return hash("a")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("hostile __eq__")
-
-
 @pytest.mark.parametrize("where", ["arguments", "result-meta", "result-content"])
 @pytest.mark.parametrize("key_kind", ["repr-raises", "huge-int"])
 def test_execute_is_total_for_keys_whose_repr_fails(where: str, key_kind: str) -> None:
@@ -1609,13 +1621,16 @@ def test_execute_is_total_for_keys_whose_repr_fails(where: str, key_kind: str) -
     assert_observed_once(counters, result, "c1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="validate_args trusts isinstance(), which honours a spoofed __class__, "
-    "then calls dict.get/str.__str__ on a non-dict/non-str and raises TypeError",
+@pytest.mark.parametrize(
+    ("where", "violation"),
+    [
+        ("top", '"arguments" must be an object'),
+        ("nested", '"o" must be an object'),
+        ("enum", '"e" must be a string'),
+    ],
 )
-@pytest.mark.parametrize("where", ["top", "nested", "enum"])
-def test_validate_args_is_total_for_spoofed_class(where: str) -> None:
+def test_validate_args_sees_through_a_spoofed_class(where: str, violation: str) -> None:
+    """isinstance() honours a spoofed __class__; the validators read type()."""
     spec = {
         "o": SchemaProp(type="object", properties={"b": SchemaProp(type="string")}),
         "e": SchemaProp(type="string", enum=("x",)),
@@ -1623,32 +1638,38 @@ def test_validate_args_is_total_for_spoofed_class(where: str) -> None:
     args: Any = {
         "top": SpoofDict(),
         "nested": {"o": SpoofDict()},
-        "enum": {"e": _SpoofStr()},
+        "enum": {"e": SpoofStr()},
     }[where]
-    assert isinstance(validate_args(spec, args), list)
-    assert isinstance(compile_validator(spec)(args), list)
+    assert validate_args(spec, args) == [violation]
+    assert compile_validator(spec)(args) == [violation]
 
 
-class _SpoofStr:
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return str
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="validate_args looks spec keys up in the arguments dict, which runs a "
-    "colliding key's __eq__; a raising __eq__ escapes",
+@pytest.mark.parametrize(
+    ("key_kind", "message"),
+    [("colliding-object", "hostile __eq__"), ("str-subclass", "hostile str __eq__")],
 )
-@pytest.mark.parametrize("key_kind", ["colliding-object", "str-subclass"])
 def test_validate_args_is_total_for_a_key_colliding_with_a_spec_key(
-    key_kind: str,
+    key_kind: str, message: str
 ) -> None:
+    """A lookup of "a" runs the colliding key's __eq__; what it raises is reported."""
     spec = {"a": SchemaProp(type="string")}
     key = CollidingKey() if key_kind == "colliding-object" else EvilStr("a")
     args = {key: 1}
-    assert isinstance(validate_args(spec, args), list)
-    assert isinstance(compile_validator(spec)(args), list)
+    expected = [f"arguments could not be validated: {message}"]
+    assert validate_args(spec, args) == expected
+    assert compile_validator(spec)(args) == expected
+
+
+def test_a_malformed_spec_still_raises_through_the_net() -> None:
+    spec: Any = {"a": {"type": "strang"}}
+    with pytest.raises(
+        ValueError, match='unreachable variant in validateArgs: "strang"'
+    ):
+        validate_args(spec, {"a": 1})
+    with pytest.raises(
+        ValueError, match='unreachable variant in validateArgs: "strang"'
+    ):
+        compile_validator(spec)({"a": 1})
 
 
 def test_execute_is_total_for_those_same_hostile_arguments() -> None:
@@ -1664,7 +1685,7 @@ def test_execute_is_total_for_those_same_hostile_arguments() -> None:
         )
     )
     for i, args in enumerate(
-        [SpoofDict(), {"a": _SpoofStr()}, {CollidingKey(): 1}, {"a": HostileStr()}]
+        [SpoofDict(), {"a": SpoofStr()}, {CollidingKey(): 1}, {"a": HostileStr()}]
     ):
         counters.result.clear()
         counters.scoped_result.clear()

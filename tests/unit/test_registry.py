@@ -882,6 +882,31 @@ async def test_guard_dispose_and_no_change_event(registry: ToolRegistry) -> None
     assert seen == []
 
 
+async def test_a_stale_guard_disposer_spares_the_scopes_new_guards(
+    registry: ToolRegistry, agent: Agent
+) -> None:
+    """Disposing a guard after dispose_scope must not drop guards added since."""
+    registry.register(make_def("echo"))
+    stale = registry.guard(lambda execution: "old", scope=agent)
+    registry.dispose_scope(agent)
+    registry.guard(lambda execution: "new", scope=agent)
+    stale()
+    assert text_of(await call(registry, "echo", agent=agent)) == "Error: new"
+
+
+def test_change_listeners_dispose_in_any_order_and_keep_theirs(
+    registry: ToolRegistry,
+) -> None:
+    heard: list[int] = []
+    disposers = [registry.on_change(lambda i=i: heard.append(i)) for i in range(5)]
+    registry.on_change(lambda: heard.append(-1), prepend=True)
+    disposers[3]()
+    disposers[0]()
+    disposers[3]()  # idempotent
+    registry.register(make_def("a"))
+    assert heard == [-1, 1, 2, 4]
+
+
 # -- §3.7 tools/change ---------------------------------------------------------
 
 

@@ -1,0 +1,56 @@
+"""The benchmark scripts the closing notes quote must keep running.
+
+One short round each: this checks that they work and print every row, not
+how fast anything is (speed is never asserted in tests).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+NUMBER_ROW = r"\| {peer} \| {tool} \| \d+\.\d \| \d+\.\d\d \|"
+
+
+def run(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_pipeline_benchmark_prints_our_rows_and_the_scale_check() -> None:
+    out = run(str(BENCHMARKS / "pipeline.py"), "--rounds", "2")
+    for tool in ("add", "profile"):
+        assert re.search(NUMBER_ROW.format(peer="dsh_nb full pipeline", tool=tool), out)
+    assert re.search(NUMBER_ROW.format(peer="dsh_nb, no listeners", tool="add"), out)
+    for count in (1, 10, 100, 1000):
+        assert re.search(rf"^ +{count} tools: \d+\.\d µs$", out, re.M), out
+    # A peer is either measured or named as missing, never silently dropped.
+    for peer in ("langchain-core StructuredTool.invoke", "MCP SDK call_tool"):
+        assert out.count(f"| {peer} |") == 2
+
+
+def test_compare_writes_a_results_table(tmp_path: Path) -> None:
+    target = tmp_path / "RESULTS.md"
+    out = run(
+        str(BENCHMARKS / "compare.py"),
+        "--rounds",
+        "2",
+        "--no-ts",
+        "--output",
+        str(target),
+    )
+    written = target.read_text()
+    assert "## Machine" in written and "## Results" in written
+    for tool in ("add", "profile"):
+        assert re.search(
+            NUMBER_ROW.format(peer="dsh_nb full pipeline", tool=tool), written
+        )
+        assert f"`{tool}`: " in written
+    assert "skipped (--no-ts)" in written
+    assert f"wrote {target}" in out
