@@ -11,7 +11,7 @@ predicates from there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Final, NoReturn, TypeAlias
+from typing import Any, Final, NoReturn, TypeAlias
 
 from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, compact_json
 from dsh_nb.tools.schema import (
@@ -68,7 +68,12 @@ def compile_validator(spec: SchemaSpec) -> Validator:
     )
 
     def validate(args: object) -> list[str]:
-        if type(args) is not dict and not _is_dict(args):
+        # Arguments reach a tool as a FrozenDict (a dict subclass).
+        if (
+            type(args) is not FrozenDict
+            and type(args) is not dict
+            and not _is_dict(args)
+        ):
             return [_NOT_OBJECT]
         try:
             return run(args)
@@ -77,7 +82,7 @@ def compile_validator(spec: SchemaSpec) -> Validator:
         except Exception as exc:  # noqa: BLE001 - e.g. a key whose __eq__ raises
             return _unreadable(exc)
 
-    def run(args: dict[object, object]) -> list[str]:
+    def run(args: dict[Any, Any]) -> list[str]:
         # The common valid call: no paths, no messages, no error list.
         for key, fast, ok, required in quick:
             value = _dict_get(args, key, _MISSING)
