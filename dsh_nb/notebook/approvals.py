@@ -24,13 +24,19 @@ import asyncio
 import html
 import logging
 import signal
+import sys
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from dsh_nb.notebook.frontend import RequestOrigin, is_interactive, request_origin
+from dsh_nb.notebook.frontend import (
+    RequestOrigin,
+    editor_without_widget_sign,
+    is_interactive,
+    request_origin,
+)
 from dsh_nb.notebook.prompt import ALLOW_LABEL, REJECT_LABEL, ApprovalPrompt
 from dsh_nb.tools.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
 
@@ -50,6 +56,13 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+NO_WIDGETS_HINT: Final = (
+    "dsh_nb: no widget frontend was detected, so approval prompts answer "
+    "DshConfig.headless_outcome at once. If this editor shows widgets (VS Code, "
+    'classic Notebook), run  %config DshConfig.frontend = "interactive"  to be '
+    'asked; set it to "headless" to keep this behaviour without this note.'
+)
 
 
 class ApprovalConfig(Protocol):
@@ -250,6 +263,7 @@ class _Answerer:
     ) -> None:
         self.state = state
         self.origin = origin
+        self.hinted = False  # NO_WIDGETS_HINT is shown once per kernel
 
     async def __call__(
         self, request: ApprovalRequest, next_: Callable[[], Awaitable[object]]
@@ -272,12 +286,21 @@ class _Answerer:
             if pending.note is not None:
                 return "cancelled"
             if not is_interactive(config.frontend):
+                self.hint_once(config.frontend)
                 return _headless(config.headless_outcome)
             return await self.ask(request, pending)
         finally:
             pending.close()
             for fn in undo:
                 fn()
+
+    def hint_once(self, mode: object) -> None:
+        """Tell a VS Code user why nothing was asked, and how to change it."""
+        if self.hinted or str(mode).lower() != "auto":
+            return
+        if editor_without_widget_sign():
+            self.hinted = True
+            print(NO_WIDGETS_HINT, file=sys.stderr)
 
     async def ask(self, request: ApprovalRequest, pending: _Pending) -> ApprovalOutcome:
         """Show a prompt for ``request`` and await a click or a cancel."""

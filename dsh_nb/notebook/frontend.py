@@ -21,7 +21,9 @@ ipywidgets 8.1.9, ipykernel 7.4.0 and headless Chromium):
 
 Either sign means interactive. Frontends that show neither (VS Code, classic
 Notebook 6, Voila) read as headless, which fails closed; set
-``%config DshConfig.frontend = "interactive"`` there.
+``%config DshConfig.frontend = "interactive"`` there. When such an editor is
+recognisable (request metadata without JupyterLab's keys, as VS Code sends),
+the first headless answer prints a note saying so.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = [
     "FrontendMode",
     "RequestOrigin",
     "current_request",
+    "editor_without_widget_sign",
     "has_widget_frontend",
     "is_interactive",
     "request_origin",
@@ -122,6 +125,24 @@ def has_widget_frontend() -> bool:
         return False
     metadata = parent.get("metadata")
     return isinstance(metadata, Mapping) and not LAB_EXECUTE_KEYS.isdisjoint(metadata)
+
+
+def editor_without_widget_sign() -> bool:
+    """Return True when a person's editor sent this request, but not a Lab one.
+
+    Runners (nbclient, nbval, papermill) send no request metadata; VS Code
+    sends a ``cellId`` and none of JupyterLab's keys. Such an editor may well
+    show widgets that detection cannot see, so the user deserves a hint.
+    """
+    parent = current_request()
+    if parent is None:
+        return False
+    metadata = parent.get("metadata")
+    return (
+        isinstance(metadata, Mapping)
+        and bool(metadata)
+        and LAB_EXECUTE_KEYS.isdisjoint(metadata)
+    )
 
 
 def is_interactive(mode: str = "auto") -> bool:

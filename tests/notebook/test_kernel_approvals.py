@@ -174,6 +174,24 @@ def test_headless_answers_at_once_without_a_prompt(kernel: KernelHarness) -> Non
     )
     assert shown == []
     assert last_audit(kernel)["last"] == [["delete", "unavailable"]]
+    assert reply.stderr == ""  # a runner sends no metadata: no note for it
+
+
+def test_an_editor_without_widget_signs_gets_one_note(kernel: KernelHarness) -> None:
+    """VS Code sends a cellId but none of Lab's keys: say why nothing was asked."""
+    kernel.run('use(frontend="auto")')
+    vscode = {"cellId": "vscode-notebook-cell:/work/demo.ipynb#W2sZmlsZQ%3D%3D"}
+    first = kernel.execute(CALL, metadata=vscode, timeout=10).check()
+    assert json.loads(first.stdout)[0] is True
+    assert "no widget frontend was detected" in first.stderr
+    assert '%config DshConfig.frontend = "interactive"' in first.stderr
+    assert last_audit(kernel)["last"] == [["delete", "unavailable"]]
+    again = kernel.execute(CALL, metadata=vscode, timeout=10).check()
+    assert again.stderr == ""  # once per kernel
+    kernel.run('use(frontend="interactive")')
+    msg_id = kernel.execute_async(CALL, metadata=vscode)
+    kernel.click(kernel.find_button("Allow once", parent=msg_id))
+    assert lines(kernel.collect(msg_id, timeout=10).check()) == [RAN]
 
 
 def test_headless_outcome_is_configurable(kernel: KernelHarness) -> None:
