@@ -96,15 +96,15 @@ class ToolExecution:
         parent: ToolExecutionToken | None,
         signal: AbortSignal | None,
     ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "_token", ToolExecutionToken())
-        setattr_(self, "_call_id", call_id)
-        setattr_(self, "_name", name)
-        setattr_(self, "_arguments", arguments)
-        setattr_(self, "_agent", agent)
-        setattr_(self, "_parent", parent)
-        setattr_(self, "_signal", signal)
-        setattr_(self, "_phase", _PHASE_RUNNING)
+        # The slots' own setters: one per call, cheaper than object.__setattr__.
+        _SET_TOKEN(self, ToolExecutionToken())
+        _SET_CALL_ID(self, call_id)
+        _SET_NAME(self, name)
+        _SET_ARGUMENTS(self, arguments)
+        _SET_AGENT(self, agent)
+        _SET_PARENT(self, parent)
+        _SET_SIGNAL(self, signal)
+        _SET_PHASE(self, _PHASE_RUNNING)
 
     @property
     def token(self) -> ToolExecutionToken:
@@ -173,6 +173,17 @@ class ToolExecution:
     def __repr__(self) -> str:
         agent = f" agent={self._agent.name!r}" if self._agent is not None else ""
         return f"<ToolExecution {self._name!r} callId={self._call_id!r}{agent}>"
+
+
+_SLOT: Final = ToolExecution.__dict__
+_SET_TOKEN: Final = _SLOT["_token"].__set__
+_SET_CALL_ID: Final = _SLOT["_call_id"].__set__
+_SET_NAME: Final = _SLOT["_name"].__set__
+_SET_ARGUMENTS: Final = _SLOT["_arguments"].__set__
+_SET_AGENT: Final = _SLOT["_agent"].__set__
+_SET_PARENT: Final = _SLOT["_parent"].__set__
+_SET_SIGNAL: Final = _SLOT["_signal"].__set__
+_SET_PHASE: Final = _SLOT["_phase"].__set__
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
