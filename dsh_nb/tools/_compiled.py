@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final, NoReturn, TypeAlias
 
-from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, compact_json
-from dsh_nb.tools.schema import (
+from dsh_nb.tools._dsl import (
     _IS,
     _MISSING,
     _MUST,
@@ -33,6 +32,7 @@ from dsh_nb.tools.schema import (
     _unreachable,
     _unreadable,
 )
+from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, compact_json
 
 __all__ = ["compile_validator"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from dsh_nb.tools._dsl import _MISSING, _NOT_OBJECT, Validator, _copy_json
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import compact_json
-from dsh_nb.tools.schema import _MISSING, _NOT_OBJECT, Validator, _copy_json
 
 __all__ = ["compile_json_schema_validator"]
 

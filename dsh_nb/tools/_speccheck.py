@@ -13,9 +13,9 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Final, NoReturn
 
+from dsh_nb.tools._dsl import SCHEMA_TYPES, SchemaProp, _prop
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, is_json_data, safe_repr, to_plain
-from dsh_nb.tools.schema import SCHEMA_TYPES, SchemaProp, _prop
 
 __all__ = ["check_spec"]
 
