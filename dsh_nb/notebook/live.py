@@ -339,9 +339,19 @@ class LiveCall:
                     agent=self.agent,
                 )
             )
-        except BaseException:
-            # An interrupt or a cancelled cell: no result, the card says so.
+        except BaseException as exc:
+            # An interrupt or a cancelled cell: no result; the card and the
+            # log say so, so a replay does not show the call as pending.
             state.presenter.forget(self.call_id)
+            session.append(
+                "tool/cancelled",
+                {
+                    "callId": self.call_id,
+                    "reason": "interrupted"
+                    if isinstance(exc, KeyboardInterrupt)
+                    else "cancelled",
+                },
+            )
             self._leave(opened)
             self._finish("cancelled")
             raise

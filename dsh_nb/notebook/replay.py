@@ -89,6 +89,8 @@ def _entries(log: SessionLog) -> list[_Entry]:
             entry.result = result if isinstance(result, Mapping) else None
             status = data.get("status")
             entry.status = status if isinstance(status, str) else None
+        elif kind == "tool/cancelled" and call_id in latest:
+            latest[call_id].status = "cancelled"
         elif kind == "approval/asked" and isinstance(call_id, str):
             asked[str(data.get("id"))] = call_id
         elif kind == "approval/decided":
@@ -117,6 +119,7 @@ def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
         status = entry.status or _infer_status(entry.result, entry.approval)
     else:
         presenter.forget(entry.call_id)
+        status = entry.status or status  # "cancelled" when the log says so
     model = CardModel(
         tool=entry.name,
         call_id=entry.call_id,

@@ -14,6 +14,7 @@ from IPython.utils.capture import capture_output
 from dsh_nb.notebook import extension
 from dsh_nb.notebook.live import LiveCall, classify
 from dsh_nb.notebook.render import CARD_MIME
+from dsh_nb.notebook.replay import replay
 from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.pipeline import TraceRecord
@@ -226,8 +227,16 @@ async def test_cancelling_a_call_marks_the_card_cancelled(ip: InteractiveShell) 
     assert live.status == "cancelled" and live.result is None
     assert captured.outputs[-1].data[CARD_MIME]["status"] == "cancelled"
     session = state.agent.session
-    assert [e["type"] for e in session.events][-2:] == ["tool/call", "turn/end"]
+    assert [e["type"] for e in session.events][-3:] == [
+        "tool/call",
+        "tool/cancelled",
+        "turn/end",
+    ]
+    assert session.events[-2]["data"] == {"callId": live.call_id, "reason": "cancelled"}
     assert state.live_calls == {}
+    # A replay of the log shows the call as cancelled, not as still pending.
+    card = replay(session, display=False)[-1].data[CARD_MIME]
+    assert card["status"] == "cancelled" and "result" not in card
 
 
 def test_set_status_rejects_unknown_names(ip: InteractiveShell) -> None:
