@@ -104,7 +104,10 @@ class ListenerList(Generic[F]):
 
 
 class Ready(Generic[T]):
-    """An awaitable that is already done: the default of a stage."""
+    """An awaitable that is already done: a stage default or a sync value.
+
+    The pipeline reads ``value`` straight off it instead of awaiting.
+    """
 
     __slots__ = ("value",)
 
