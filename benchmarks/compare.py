@@ -80,8 +80,10 @@ NOTES = (
     "- TypeScript reference: `ToolRuntime.execute` from a cordis `Context` with "
     "the system-prompt plugin, the same listener set, under Node (see "
     "`ts_reference/bench.mjs`).",
-    "- The machine is a shared 2-core VM: repeated runs differ by 10-30 %; "
-    "the load average above says how busy it was.",
+    "- The machine is a shared 2-core VM whose speed drifts: on 2026-11-30 the "
+    "same row measured up to 2x apart within an hour. The Python rows are timed "
+    "round-robin, so the ratios between them hold; compare absolute numbers only "
+    "within one run.",
 )
 
 
