@@ -144,6 +144,20 @@ def ours(registry: ToolRegistry, name: str, args: dict[str, Any]) -> Callable[[]
     return lambda: registry.execute(call)
 
 
+def yardstick() -> int:
+    """A fixed pure-Python workload: a machine-speed reference in the same run.
+
+    Dict, str and call traffic like a tool call's, no I/O. The VM's speed
+    drifts up to 2x within an hour, so a per-call cost is best compared
+    across runs in yardsticks (its time over this one's).
+    """
+    total = 0
+    for i in range(60):
+        record = {"i": i, "text": str(i)}
+        total += len(record["text"]) + abs(record["i"])
+    return total
+
+
 def machine() -> str:
     return (
         f"{platform.python_implementation()} {platform.python_version()} on "

@@ -28,11 +28,14 @@ from _common import (
     mcp_server,
     ours,
     table,
+    yardstick,
 )
 
 from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
+OURS = "dsh_nb full pipeline"
+YARDSTICK = "yardstick"
 
 
 def main() -> None:
@@ -74,12 +77,20 @@ def main() -> None:
     cases.append(
         Case("plain Python call", "add", lambda: add(1, 2), False, "no validation")
     )
+    cases.append(Case(YARDSTICK, "", yardstick, False))
     timed = interleaved(cases, rounds=rounds)
-    rows = [
-        (c.peer, c.tool, us, c.note) for c, us in zip(cases, timed, strict=True)
-    ] + missing
+    by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
+    unit = by_peer.pop((YARDSTICK, ""))
+    rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]
+    rows += missing
     print(f"machine: {machine()}")
     print(table(rows))
+    print(
+        f"yardstick (_common.yardstick, fixed pure-Python work): {unit:.1f} µs; "
+        f"dsh_nb in yardsticks, comparable across runs: "
+        f"add {by_peer[OURS, 'add'] / unit:.2f}, "
+        f"profile {by_peer[OURS, 'profile'] / unit:.2f}"
+    )
     print()
     print("per-call cost of `add` by number of registered tools:")
     counts = (1, 10, 100, 1000)

@@ -28,6 +28,11 @@ def test_pipeline_benchmark_prints_our_rows_and_the_scale_check() -> None:
     for tool in ("add", "profile"):
         assert re.search(NUMBER_ROW.format(peer="dsh_nb full pipeline", tool=tool), out)
     assert re.search(NUMBER_ROW.format(peer="dsh_nb, no listeners", tool="add"), out)
+    assert re.search(
+        r"^yardstick \(.*\): \d+\.\d µs; .*add \d+\.\d\d, profile \d+\.\d\d$",
+        out,
+        re.M,
+    ), out
     for count in (1, 10, 100, 1000):
         assert re.search(rf"^ +{count} tools: \d+\.\d µs$", out, re.M), out
     # A peer is either measured or named as missing, never silently dropped.
