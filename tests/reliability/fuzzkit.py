@@ -36,6 +36,17 @@ from typing import Any, TypeVar
 import jsonschema
 import pytest
 from hypothesis import strategies as st
+from jsonshapes import (
+    DictSub,
+    ListSub,
+    Opaque,
+    buried,
+    cyclic_dict,
+    cyclic_list,
+    finite_floats,
+    indirect_cycle,
+    nested,
+)
 
 from dsh_nb.tools import (
     AbortController,
@@ -277,57 +288,12 @@ class EvilFloat(float):
     __hash__ = float.__hash__
 
 
-class DictSub(dict):  # type: ignore[type-arg]
-    pass
-
-
-class ListSub(list):  # type: ignore[type-arg]
-    pass
-
-
-class Opaque:
-    pass
-
-
-def cyclic_dict() -> Any:
-    d: dict[str, Any] = {"a": 1}
-    d["self"] = d
-    return d
-
-
-def cyclic_list() -> Any:
-    lst: list[Any] = [1]
-    lst.append(lst)
-    return lst
-
-
-def indirect_cycle() -> Any:
-    inner: list[Any] = []
-    outer = {"inner": inner}
-    inner.append(outer)
-    return {"root": outer}
-
-
-def nested(depth: int, as_dict: bool) -> Any:
-    value: Any = "leaf"
-    for _ in range(depth):
-        value = {"k": value} if as_dict else [value]
-    return value
-
-
-def _not_negative_zero(f: float) -> bool:
-    return not (f == 0.0 and math.copysign(1.0, f) < 0)
-
-
 def _power(exponent_and_sign: tuple[int, bool]) -> int:
     exponent, negative = exponent_and_sign
     power: int = 3**exponent
     return -power if negative else power
 
 
-finite_floats = st.floats(allow_nan=False, allow_infinity=False).filter(
-    _not_negative_zero
-)
 # 3**9000 has 4,295 digits: still JSON. 3**9020 has 4,304: refused.
 big_json_ints = st.tuples(st.integers(0, 9000), st.booleans()).map(_power)
 too_big_ints = st.tuples(st.integers(9020, 20_000), st.booleans()).map(_power)
@@ -369,7 +335,8 @@ def _evil_keys(keys: list[str]) -> dict[Any, Any]:
 evil_key_dicts = st.lists(st.text(max_size=3), min_size=1, max_size=3, unique=True).map(
     _evil_keys
 )
-poison_without_evil_keys = st.one_of(
+poison = st.one_of(
+    evil_key_dicts,
     st.sampled_from([math.nan, math.inf, -math.inf, -0.0]),
     too_big_ints,
     st.lists(json_scalars, max_size=3).map(tuple),
@@ -404,43 +371,7 @@ poison_without_evil_keys = st.one_of(
 )
 
 
-poison = st.one_of(poison_without_evil_keys, evil_key_dicts)
-
-
-def _insert(t: tuple[Any, list[Any], int]) -> list[Any]:
-    bad, items, at = t
-    items = list(items)
-    items.insert(min(at, len(items)), bad)
-    return items
-
-
-def _embed(t: tuple[str, Any, dict[str, Any]]) -> dict[str, Any]:
-    key, bad, rest = t
-    return {**rest, key: bad}
-
-
-def _non_json(leaves: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """Non-JSON leaves, alone or buried in otherwise fine lists and dicts."""
-    return st.recursive(
-        leaves,
-        lambda children: st.one_of(
-            st.tuples(
-                children, st.lists(json_values, max_size=3), st.integers(0, 3)
-            ).map(_insert),
-            st.tuples(
-                st.text(max_size=4),
-                children,
-                st.dictionaries(st.text(max_size=4), json_values, max_size=3),
-            ).map(_embed),
-        ),
-        max_leaves=5,
-    )
-
-
-non_json = _non_json(poison)
-# validate_args cannot survive a str-subclass key equal to a spec key (see
-# test_validate_args_is_total_for_a_key_colliding_with_a_spec_key).
-non_json_for_validation = _non_json(poison_without_evil_keys)
+non_json = buried(poison, json_values, max_leaves=5)
 deep_json = st.builds(nested, st.integers(1, MAX_DEPTH - 2), st.booleans())
 any_arguments = st.one_of(
     json_values,

@@ -23,9 +23,9 @@ from fuzzkit import (
     assert_observed_once,
     call,
     instrumented,
-    nested,
     text,
 )
+from jsonshapes import nested
 
 from dsh_nb.tools import Agent, SchemaProp, define_tool, validate_args
 from dsh_nb.tools.schema import compile_validator

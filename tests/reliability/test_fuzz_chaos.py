@@ -15,12 +15,9 @@ from typing import Any
 
 from fuzzkit import (
     ARGS_NOT_JSON,
-    ListSub,
-    Opaque,
     any_arguments,
     assert_frozen_result,
     assert_lossless_json,
-    cyclic_dict,
     json_values,
     lossless,
     run,
@@ -28,6 +25,7 @@ from fuzzkit import (
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
+from jsonshapes import ListSub, Opaque, cyclic_dict
 
 from dsh_nb.tools import (
     AbortController,

@@ -21,7 +21,6 @@ from fuzzkit import (
     assert_meta_valid,
     assert_observed_once,
     call,
-    finite_floats,
     instrumented,
     json_scalars,
     json_values,
@@ -31,6 +30,7 @@ from fuzzkit import (
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
+from jsonshapes import finite_floats
 
 from dsh_nb.tools import Agent, tool
 

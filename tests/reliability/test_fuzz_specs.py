@@ -18,10 +18,7 @@ from fuzzkit import (
     ARGS_NOT_JSON,
     META,
     TYPES,
-    DictSub,
     HostileDict,
-    ListSub,
-    Opaque,
     any_arguments,
     assert_deep_frozen,
     assert_frozen_result,
@@ -31,14 +28,12 @@ from fuzzkit import (
     bad_keys,
     call,
     chaotic_args,
-    cyclic_dict,
-    cyclic_list,
     enum_on_containers,
     instrumented,
     json_scalars,
     json_values,
     lossless,
-    non_json_for_validation,
+    non_json,
     props,
     specs,
     text,
@@ -46,6 +41,7 @@ from fuzzkit import (
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
+from jsonshapes import DictSub, ListSub, Opaque, cyclic_dict, cyclic_list
 
 from dsh_nb.tools import (
     Agent,
@@ -132,14 +128,14 @@ def test_spec_tools_never_raise_and_agree_with_validate_args(
 
 # -- 4. validate_args is total ---------------------------------------------------------
 
-hostile_noise = st.one_of(json_scalars, non_json_for_validation)
+hostile_noise = st.one_of(json_scalars, non_json)
 hostile_top_level = st.one_of(
     json_values,
-    non_json_for_validation,
+    non_json,
     st.builds(HostileDict),
     st.dictionaries(
         st.one_of(st.text(max_size=3), bad_keys),
-        st.one_of(json_values, non_json_for_validation),
+        st.one_of(json_values, non_json),
         max_size=3,
     ),
 )

@@ -19,6 +19,16 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonshapes import (
+    DictSub,
+    ListSub,
+    Opaque,
+    buried,
+    cyclic_dict,
+    cyclic_list,
+    finite_floats,
+    indirect_cycle,
+)
 
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import HarnessError
@@ -57,13 +67,6 @@ def text(s: str) -> dict[str, Any]:
 # -- strategies ----------------------------------------------------------------
 
 
-def _not_negative_zero(f: float) -> bool:
-    return not (f == 0.0 and math.copysign(1.0, f) < 0)
-
-
-finite_floats = st.floats(allow_nan=False, allow_infinity=False).filter(
-    _not_negative_zero
-)
 json_scalars = st.one_of(
     st.none(),
     st.booleans(),
@@ -80,37 +83,6 @@ json_values = st.recursive(
     ),
     max_leaves=25,
 )
-
-
-class DictSub(dict):  # type: ignore[type-arg]
-    pass
-
-
-class ListSub(list):  # type: ignore[type-arg]
-    pass
-
-
-class Opaque:
-    pass
-
-
-def _cyclic_dict() -> Any:
-    d: dict[str, Any] = {"a": 1}
-    d["me"] = d
-    return d
-
-
-def _cyclic_list() -> Any:
-    lst: list[Any] = [1]
-    lst.append(lst)
-    return lst
-
-
-def _indirect_cycle() -> Any:
-    a: list[Any] = []
-    b = {"a": a}
-    a.append(b)
-    return {"root": b}
 
 
 def _lambda() -> Any:
@@ -143,9 +115,9 @@ poison = st.one_of(
         min_size=1,
         max_size=2,
     ),
-    st.builds(_cyclic_dict),
-    st.builds(_cyclic_list),
-    st.builds(_indirect_cycle),
+    st.builds(cyclic_dict),
+    st.builds(cyclic_list),
+    st.builds(indirect_cycle),
     st.decimals(allow_nan=False, allow_infinity=False),
     st.datetimes(),
     st.just(datetime.date(2026, 1, 1)),
@@ -154,32 +126,7 @@ poison = st.one_of(
 )
 
 
-def _insert(t: tuple[Any, list[Any], int]) -> list[Any]:
-    bad, items, at = t
-    items = list(items)
-    items.insert(min(at, len(items)), bad)
-    return items
-
-
-def _embed(t: tuple[str, Any, dict[str, Any]]) -> dict[str, Any]:
-    key, bad, rest = t
-    return {**rest, key: bad}
-
-
-non_json = st.recursive(
-    poison,
-    lambda children: st.one_of(
-        st.tuples(children, st.lists(json_values, max_size=3), st.integers(0, 3)).map(
-            _insert
-        ),
-        st.tuples(
-            st.text(max_size=4),
-            children,
-            st.dictionaries(st.text(max_size=4), json_values, max_size=3),
-        ).map(_embed),
-    ),
-    max_leaves=6,
-)
+non_json = buried(poison, json_values, max_leaves=6)
 
 
 def _nest(depth_and_kind: tuple[int, bool]) -> Any:
