@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, Final, TypeAlias
 
 from dsh_nb.tools.errors import ToolArgsError
@@ -25,6 +26,7 @@ __all__ = [
     "Param",
     "bind",
     "build",
+    "conversion_check",
     "dict_of",
     "list_of",
     "to_int",
@@ -40,6 +42,9 @@ _dict_get: Final = dict.get
 
 Convert: TypeAlias = Callable[[Any, str, list[str]], Any]
 """(value, path, violations) → the value the function should receive."""
+
+_DRY: ContextVar[bool] = ContextVar("dsh_nb_dry_conversion", default=False)
+"""Set while :func:`conversion_check` runs: converters only report, build nothing."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,7 +126,9 @@ def build(
                     out[name] = None
             else:
                 out[name] = x if sub is None else sub(x, f"{path}.{name}", errors)
-        return cls(**out) if len(errors) == before else value
+        if len(errors) != before or _DRY.get():
+            return value
+        return cls(**out)
 
     return convert
 
@@ -213,3 +220,34 @@ def _lead(p: Param, args: dict[str, Any], execution: Any, errors: list[str]) -> 
             errors.append(f'missing required property "{p.name}"')
         return p.absent
     return value if p.convert is None else p.convert(value, p.name, errors)
+
+
+def conversion_check(params: Sequence[Param]) -> Callable[[Any], list[str]]:
+    """Return ``check(args)``: what conversion would refuse, without calling.
+
+    Schema validation stops a call before conversion, so a call with both a
+    schema violation and, say, a fractional ``int`` would report only the
+    first. This lists the conversion violations too (nothing is built), so
+    the model can fix every argument in one round.
+    """
+    plan = tuple(
+        (p.name, p.convert)
+        for p in params
+        if p.source == "args" and p.convert is not None
+    )
+
+    def check(args: Any) -> list[str]:
+        if not plan or not isinstance(args, dict):
+            return []
+        errors: list[str] = []
+        token = _DRY.set(True)
+        try:
+            for name, convert in plan:
+                value = _dict_get(args, name, _MISSING)
+                if value is not _MISSING:
+                    convert(value, name, errors)
+        finally:
+            _DRY.reset(token)
+        return errors
+
+    return check

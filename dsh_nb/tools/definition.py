@@ -8,6 +8,7 @@ result it can correct from, and the body never sees bad input.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -114,6 +115,30 @@ def define_tool(
         returns a list of content blocks, ``{"content": [...], "meta": ...}``
         or a ``str``.
     """
+    return _define(
+        name=name,
+        description=description,
+        parameters=parameters,
+        execute=execute,
+        timeout_ms=timeout_ms,
+        present_call=present_call,
+        present_result=present_result,
+        conversions=None,
+    )
+
+
+def _define(
+    *,
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    execute: Callable[..., Any],
+    timeout_ms: float | None,
+    present_call: Callable[[Any], ToolCallView | None] | None,
+    present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
+    conversions: Callable[[Any], list[str]] | None,
+) -> ToolDefinition:
+    """:func:`define_tool`; ``conversions`` adds ``@tool``'s dry conversion check."""
     from dsh_nb.tools import schema
 
     if not isinstance(name, str) or not name:
@@ -153,9 +178,14 @@ def define_tool(
         def body(args: Any, execution: Any) -> Any:
             return one(args)
 
+    # Where each parameter is declared: merged violations keep that order.
+    rank = {key: i for i, key in enumerate(parameters)}
+
     def run(args: Any, execution: ToolExecution) -> Any:
         violations = validator(args)
         if violations:
+            if conversions is not None:
+                violations = _with_conversions(violations, conversions, args, rank)
             raise ToolArgsError(violations)
         return body(args, execution)
 
@@ -183,6 +213,52 @@ def define_tool(
         present_call=call_presenter,
         present_result=result_presenter,
     )
+
+
+def _quoted_path(violation: str) -> str | None:
+    """The ``"path"`` a violation text names (every contract text has one)."""
+    start = violation.find('"')
+    end = violation.find('"', start + 1)
+    return violation[start + 1 : end] if start >= 0 and end > start else None
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Whether one path is the other or lies inside it."""
+    inside = a.startswith((b + ".", b + "[")) or b.startswith((a + ".", a + "["))
+    return a == b or inside
+
+
+def _with_conversions(
+    violations: list[str],
+    conversions: Callable[[Any], list[str]],
+    args: Any,
+    rank: Mapping[str, int],
+) -> list[str]:
+    """Add what conversion would also refuse, for paths the schema passed.
+
+    The result is ordered by where each path's parameter is declared.
+    """
+    try:
+        more = conversions(args)
+    except Exception:  # noqa: BLE001 - a hint must not replace the real error
+        return violations
+    flagged = [p for p in map(_quoted_path, violations) if p is not None]
+    out = list(violations)
+    for violation in more:
+        path = _quoted_path(violation)
+        if path is None or violation in out:
+            continue
+        if any(_overlaps(path, p) for p in flagged):
+            continue
+        out.append(violation)
+    if len(out) == len(violations):
+        return violations
+
+    def declared(violation: str) -> int:
+        path = _quoted_path(violation) or ""
+        return rank.get(re.split(r"[.\[]", path, maxsplit=1)[0], -1)
+
+    return sorted(out, key=declared)
 
 
 @overload
@@ -226,7 +302,8 @@ def tool(
         from dsh_nb.tools import signature
 
         spec = signature.spec_from_signature(fn)
-        return define_tool(
+        body, conversions = signature.bind_with_check(fn)
+        return _define(
             name=name or fn.__name__,
             description=(
                 description
@@ -234,10 +311,11 @@ def tool(
                 else signature.docstring_summary(fn)
             ),
             parameters=spec,
-            execute=signature.bind_to_signature(fn),
+            execute=body,
             timeout_ms=timeout_ms,
             present_call=present_call,
             present_result=present_result,
+            conversions=conversions,
         )
 
     if func is not None:

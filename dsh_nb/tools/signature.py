@@ -32,6 +32,7 @@ from dsh_nb.tools._binding import (
     Param,
     bind,
     build,
+    conversion_check,
     dict_of,
     list_of,
     to_int,
@@ -382,5 +383,17 @@ def bind_to_signature(
     Extra keys are dropped unless ``func`` takes ``**kwargs``. An ``int``
     parameter given a fractional number raises :class:`ToolArgsError`.
     """
+    return bind_with_check(func)[0]
+
+
+def bind_with_check(
+    func: Callable[..., Any],
+) -> tuple[Callable[[Mapping[str, Any], Any], Any], Callable[[Any], list[str]]]:
+    """:func:`bind_to_signature`, plus the dry conversion check ``@tool`` uses.
+
+    The check lists what conversion would refuse (a fractional ``int``, an
+    unknown enum value) so schema and conversion violations come back in one
+    error; see :func:`~dsh_nb.tools._binding.conversion_check`.
+    """
     params, var_kw = _plan(func)
-    return bind(func, params, var_kw)
+    return bind(func, params, var_kw), conversion_check(params)

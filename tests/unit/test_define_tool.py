@@ -9,6 +9,7 @@ Written from the contract, independently of the implementation.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import math
 from typing import Any
@@ -20,6 +21,7 @@ from dsh_nb.tools.definition import (
     ToolResult,
     define_tool,
     text_block,
+    tool,
 )
 from dsh_nb.tools.errors import ToolArgsError
 from dsh_nb.tools.jsonvalue import ABSENT
@@ -653,3 +655,70 @@ async def test_raw_schema_violations_read_like_the_dsl(
     result = await run(build(parameters=copy.deepcopy(RAW)), arguments)
     assert result.content == [text(f"Error: invalid arguments: {violation}")]
     assert result.to_json()["error"] == INVALID_ARGS
+
+
+# -- @tool: schema and conversion violations in one error -----------------------
+
+
+@dataclasses.dataclass
+class _Box:
+    n: int
+    side: str
+
+    def __post_init__(self) -> None:
+        _BOXES_BUILT.append(self)
+
+
+_BOXES_BUILT: list[_Box] = []
+
+
+def _boxed_tool() -> ToolDefinition:
+    def boxed(a: int, b: str, xs: list[int], box: _Box) -> str:
+        """Take a box."""
+        return f"{a} {b} {xs} {box.n}"
+
+    return tool(boxed)
+
+
+async def test_tool_reports_schema_and_conversion_violations_together() -> None:
+    """One round trip tells the model every argument to fix, in declared order."""
+    _BOXES_BUILT.clear()
+    result = await run(
+        _boxed_tool(),
+        {"a": 1.5, "b": 3, "xs": [1, 2.5], "box": {"n": 0.5, "side": "l"}},
+    )
+    assert result.text == (
+        'Error: invalid arguments: "a" must be an integer; "b" must be a string; '
+        '"xs[1]" must be an integer; "box.n" must be an integer'
+    )
+    assert result.to_json()["error"] == {
+        "name": "ToolArgsError",
+        "code": "INVALID_ARGS",
+    }
+    assert _BOXES_BUILT == []  # the check builds nothing and calls nothing
+
+
+async def test_a_path_the_schema_refused_gets_no_second_message() -> None:
+    result = await run(
+        _boxed_tool(), {"a": "one", "b": 3, "xs": [1], "box": {"n": 1, "side": "l"}}
+    )
+    assert result.text == (
+        'Error: invalid arguments: "a" must be a number; "b" must be a string'
+    )
+    inside = await run(_boxed_tool(), {"a": 1, "b": "s", "xs": [1], "box": {"n": 1.5}})
+    assert inside.text == (
+        'Error: invalid arguments: missing required property "box.side"; '
+        '"box.n" must be an integer'
+    )
+
+
+async def test_conversion_alone_still_reports_as_before() -> None:
+    result = await run(
+        _boxed_tool(), {"a": 2.5, "b": "s", "xs": [1], "box": {"n": 1, "side": "l"}}
+    )
+    assert result.text == 'Error: invalid arguments: "a" must be an integer'
+    _BOXES_BUILT.clear()
+    ok = await run(
+        _boxed_tool(), {"a": 2.0, "b": "s", "xs": [3.0], "box": {"n": 1, "side": "l"}}
+    )
+    assert ok.text == "2 s [3] 1" and len(_BOXES_BUILT) == 1
