@@ -26,7 +26,6 @@ __all__ = [
     "Param",
     "bind",
     "build",
-    "conversion_check",
     "dict_of",
     "list_of",
     "to_int",
@@ -44,7 +43,7 @@ Convert: TypeAlias = Callable[[Any, str, list[str]], Any]
 """(value, path, violations) → the value the function should receive."""
 
 _DRY: ContextVar[bool] = ContextVar("dsh_nb_dry_conversion", default=False)
-"""Set while :func:`conversion_check` runs: converters only report, build nothing."""
+"""Set while a ``check`` from :func:`bind` runs: converters report, build nothing."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,11 +137,16 @@ def build(
 
 def bind(
     func: Callable[..., Any], params: Sequence[Param], takes_kwargs: bool
-) -> Callable[[Mapping[str, Any], Any], Any]:
+) -> tuple[Callable[[Mapping[str, Any], Any], Any], Callable[[Any], list[str]]]:
     """Return ``body(args, execution)`` calling ``func`` as ``params`` plan.
 
     Extra keys are dropped unless ``takes_kwargs``. An ``int`` parameter
     given a fractional number raises :class:`ToolArgsError`.
+
+    Also returns ``check(args)``: the same conversion run dry (nothing is
+    built or called), listing what it would refuse. Schema validation stops a
+    call before conversion, so ``@tool`` adds these to the schema's
+    violations and the model can fix every argument in one round.
     """
     names = frozenset(p.name for p in params)
     steps = tuple(
@@ -174,10 +178,21 @@ def bind(
                     return func(**args)
         return general(args, execution)
 
-    def general(args: Mapping[str, Any], execution: Any) -> Any:
-        if type(args) is not dict and not isinstance(args, dict):
-            args = dict(args)
+    def general(given: Mapping[str, Any], execution: Any) -> Any:
+        args = given if isinstance(given, dict) else dict(given)
         errors: list[str] = []
+        positional, kwargs = convert_all(args, execution, errors)
+        if errors:
+            raise ToolArgsError(errors)
+        if takes_kwargs:
+            for key, value in dict.items(args):
+                if type(key) is str and key not in names:
+                    kwargs[key] = value
+        return func(*positional, **kwargs)
+
+    def convert_all(
+        args: dict[str, Any], execution: Any, errors: list[str]
+    ) -> tuple[Sequence[Any], dict[str, Any]]:
         kwargs: dict[str, Any] = {}
         for name, convert, skip, absent in steps:
             value = _dict_get(args, name, _MISSING)
@@ -197,15 +212,20 @@ def bind(
         positional = (
             [_lead(p, args, execution, errors) for p in leading] if leading else ()
         )
-        if errors:
-            raise ToolArgsError(errors)
-        if takes_kwargs:
-            for key, value in dict.items(args):
-                if type(key) is str and key not in names:
-                    kwargs[key] = value
-        return func(*positional, **kwargs)
+        return positional, kwargs
 
-    return body
+    def check(args: Any) -> list[str]:
+        if not isinstance(args, dict):
+            return []
+        errors: list[str] = []
+        token = _DRY.set(True)
+        try:
+            convert_all(args, None, errors)
+        finally:
+            _DRY.reset(token)
+        return errors
+
+    return body, check
 
 
 def _lead(p: Param, args: dict[str, Any], execution: Any, errors: list[str]) -> Any:
@@ -220,34 +240,3 @@ def _lead(p: Param, args: dict[str, Any], execution: Any, errors: list[str]) -> 
             errors.append(f'missing required property "{p.name}"')
         return p.absent
     return value if p.convert is None else p.convert(value, p.name, errors)
-
-
-def conversion_check(params: Sequence[Param]) -> Callable[[Any], list[str]]:
-    """Return ``check(args)``: what conversion would refuse, without calling.
-
-    Schema validation stops a call before conversion, so a call with both a
-    schema violation and, say, a fractional ``int`` would report only the
-    first. This lists the conversion violations too (nothing is built), so
-    the model can fix every argument in one round.
-    """
-    plan = tuple(
-        (p.name, p.convert)
-        for p in params
-        if p.source == "args" and p.convert is not None
-    )
-
-    def check(args: Any) -> list[str]:
-        if not plan or not isinstance(args, dict):
-            return []
-        errors: list[str] = []
-        token = _DRY.set(True)
-        try:
-            for name, convert in plan:
-                value = _dict_get(args, name, _MISSING)
-                if value is not _MISSING:
-                    convert(value, name, errors)
-        finally:
-            _DRY.reset(token)
-        return errors
-
-    return check

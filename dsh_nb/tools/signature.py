@@ -32,7 +32,6 @@ from dsh_nb.tools._binding import (
     Param,
     bind,
     build,
-    conversion_check,
     dict_of,
     list_of,
     to_int,
@@ -393,7 +392,7 @@ def bind_with_check(
 
     The check lists what conversion would refuse (a fractional ``int``, an
     unknown enum value) so schema and conversion violations come back in one
-    error; see :func:`~dsh_nb.tools._binding.conversion_check`.
+    error; see :func:`~dsh_nb.tools._binding.bind`.
     """
     params, var_kw = _plan(func)
-    return bind(func, params, var_kw), conversion_check(params)
+    return bind(func, params, var_kw)
