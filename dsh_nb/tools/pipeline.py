@@ -196,12 +196,10 @@ class _Call:
             _set(ex, "_phase", _PHASE_WRAPPING)
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
-            result, frozen = freeze_if_json(error_result(call_id, exc))
+            result = self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
-            result, frozen = settle(call_id, out)
+            result = self.keep(settle(call_id, out))
         _set(ex, "_phase", _PHASE_WRAPPING)
-        if frozen:
-            self.trusted = result
         return Ready(result)
 
     async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
@@ -212,11 +210,15 @@ class _Call:
         except FATAL:
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
-            result, frozen = freeze_if_json(error_result(call_id, exc))
+            return self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
-            result, frozen = settle(call_id, out)
+            return self.keep(settle(call_id, out))
         finally:
             _set(ex, "_phase", _PHASE_WRAPPING)
+
+    def keep(self, settled: tuple[ToolExecutionResult, bool]) -> ToolExecutionResult:
+        """Note a dispatched result that is already frozen (see ``trusted``)."""
+        result, frozen = settled
         if frozen:
             self.trusted = result
         return result

@@ -28,9 +28,9 @@ __all__ = [
     "denial",
     "error_result",
     "finalize",
+    "freeze_if_json",
     "materialize",
     "normalize",
-    "freeze_if_json",
     "settle",
 ]
 
