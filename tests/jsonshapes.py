@@ -62,6 +62,20 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False).filter(
 """Floats that are lossless JSON: finite, and not -0.0."""
 
 
+def json_trees(
+    scalars: st.SearchStrategy[Any], *, max_leaves: int
+) -> st.SearchStrategy[Any]:
+    """Lossless JSON: ``scalars`` nested in lists and str-keyed dicts."""
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(st.text(max_size=6), children, max_size=4),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
 def _insert(t: tuple[Any, list[Any], int]) -> list[Any]:
     bad, items, at = t
     items = list(items)

@@ -28,6 +28,7 @@ from jsonshapes import (
     cyclic_list,
     finite_floats,
     indirect_cycle,
+    json_trees,
 )
 
 from dsh_nb.tools.definition import ToolDefinition
@@ -75,14 +76,7 @@ json_scalars = st.one_of(
     finite_floats,
     st.text(max_size=8),
 )
-json_values = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=4),
-        st.dictionaries(st.text(max_size=6), children, max_size=4),
-    ),
-    max_leaves=25,
-)
+json_values = json_trees(json_scalars, max_leaves=25)
 
 
 def _lambda() -> Any:
