@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Final
 
-from dsh_nb.tools._docstring import docstring_of, param_docs
+from dsh_nb.tools._docstring import docstring_of, docstring_summary, param_docs
 from dsh_nb.tools.errors import ToolDefinitionError
 
 __all__ = [
@@ -122,7 +122,8 @@ def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
             return done[tp]
         import typing_extensions as te
 
-        if type(tp) is type(te.TypedDict("_Probe", {})):  # already modern
+        typed_dict: Any = te.TypedDict
+        if type(tp) is type(typed_dict("_Probe", {})):  # already modern
             return tp
         done[tp] = tp  # a recursive TypedDict keeps its own (refused) class
         hints = typing.get_type_hints(tp, include_extras=True)
@@ -133,7 +134,7 @@ def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
             ]
             for key, hint in hints.items()
         }
-        rebuilt: Any = te.TypedDict(tp.__name__, fields)  # type: ignore[operator]
+        rebuilt: Any = typed_dict(tp.__name__, fields)
         rebuilt.__doc__ = tp.__doc__
         rebuilt.__module__ = tp.__module__
         done[tp] = rebuilt
@@ -143,9 +144,9 @@ def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
     if origin is None or not args:
         return tp
     if origin is typing.Annotated:
-        return typing.Annotated[  # type: ignore[return-value]
-            (modern_typeddicts(tp.__origin__, done), *tp.__metadata__)
-        ]
+        annotated: Any = typing.Annotated
+        key = (modern_typeddicts(tp.__origin__, done), *tp.__metadata__)
+        return annotated[key]
     new = tuple(modern_typeddicts(a, done) for a in args)
     if new == args:
         return tp
@@ -154,7 +155,8 @@ def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
     try:
         return tp.copy_with(new)
     except AttributeError:
-        return origin[new] if isinstance(origin, type) else tp
+        generic: Any = origin
+        return generic[new] if isinstance(origin, type) else tp
 
 
 def classes(tp: Any, out: dict[str, type], depth: int = 0) -> None:
@@ -184,7 +186,12 @@ def describe_classes(raw: dict[str, Any], classes: dict[str, type]) -> None:
         props = node.get("properties") if isinstance(node, dict) else None
         if cls is None or not isinstance(props, dict):
             continue
-        docs = param_docs(docstring_of(cls))
+        text = docstring_of(cls)
+        if node.get("description") == text:
+            node["description"] = docstring_summary(cls)
+            if not node["description"]:
+                del node["description"]
+        docs = param_docs(text)
         for key, prop in props.items():
             if key in docs and isinstance(prop, dict) and "description" not in prop:
                 prop["description"] = docs[key]

@@ -43,7 +43,7 @@ def _patched(args: Any, keys: list[int | str], value: int) -> Any:
     head, rest = keys[0], keys[1:]
     if isinstance(args, dict) and head in args:
         out = dict(args)
-        out[head] = _patched(args[head], rest, value)  # type: ignore[index]
+        out[head] = _patched(args[head], rest, value)
         return out
     if isinstance(args, list) and isinstance(head, int) and 0 <= head < len(args):
         items = list(args)
@@ -63,7 +63,14 @@ def _at(args: Any, keys: list[int | str]) -> Any:
     return args
 
 
-def make_validate(plan: SignaturePlan) -> Callable[[Any], Any]:
+def make_validate(
+    validator: Any,
+    schema: Mapping[str, Any],
+    *,
+    strict: bool,
+    json_route: bool,
+    nulls: frozenset[str] = frozenset(),
+) -> Callable[[Any], Any]:
     """Return ``validate(args)``: the arguments as the function wants them.
 
     Raises :class:`ToolArgsError` listing every violation in house style.
@@ -71,11 +78,6 @@ def make_validate(plan: SignaturePlan) -> Callable[[Any], Any]:
     from pydantic import ValidationError
     from pydantic_core import PydanticSerializationError, to_json
 
-    validator = plan.adapter.validator
-    strict = not plan.coerce
-    json_route = plan.json_route
-    schema = plan.schema
-    nulls = plan.null_is_absent
     by_python = validator.validate_python
     by_json = validator.validate_json
 
@@ -130,13 +132,23 @@ def bind(
     validates (presenters use it to skip arguments a tool would refuse).
     """
     func = plan.func
-    validate = make_validate(plan)
+    strict = not plan.coerce
+    validate = make_validate(
+        plan.adapter.validator,
+        plan.schema,
+        strict=strict,
+        json_route=plan.json_route,
+        nulls=plan.null_is_absent,
+    )
     params = plan.params
     names = frozenset(p.name for p in params if p.kind != "varkw")
     takes_kwargs = any(p.kind == "varkw" for p in params)
     direct = all(p.kind == "keyword" and p.source == "args" for p in params)
-    extras_validator = plan.extras.validator if plan.extras is not None else None
-    strict = not plan.coerce
+    extras = None
+    if plan.extras is not None:
+        extras = make_validate(
+            plan.extras.validator, plan.schema, strict=strict, json_route=True
+        )
 
     def body(args: Any, execution: Any) -> Any:
         values = validate(args)
@@ -164,8 +176,8 @@ def bind(
                 positional.extend(values.pop(p.name, ()))
         if takes_kwargs and isinstance(args, Mapping):
             more = {k: v for k, v in args.items() if type(k) is str and k not in names}
-            if more and extras_validator is not None:
-                more = _extras(extras_validator, more, strict, plan.schema)
+            if more and extras is not None:
+                more = extras(more)
             values.update(more)
         return func(*positional, **values)
 
@@ -178,15 +190,3 @@ def bind(
 
     return body, check
 
-
-def _extras(
-    validator: Any, more: dict[str, Any], strict: bool, schema: Mapping[str, Any]
-) -> dict[str, Any]:
-    from pydantic import ValidationError
-    from pydantic_core import to_json
-
-    try:
-        out: dict[str, Any] = validator.validate_json(to_json(more), strict=strict)
-    except ValidationError as exc:
-        raise ToolArgsError(violations(exc.errors(include_url=False), schema)) from None
-    return out

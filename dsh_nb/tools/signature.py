@@ -226,7 +226,8 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
             fields[p.name] = te.NotRequired[hint]
             defaults[p.name] = default
         params.append(Param(name=p.name, kind=kind, source="args", default=default))
-    arguments: Any = te.TypedDict("Arguments", fields)  # type: ignore[operator]
+    typed_dict: Any = te.TypedDict
+    arguments: Any = typed_dict("Arguments", fields)
     try:
         adapter = _adapter(arguments, where, None)
     except Exception:

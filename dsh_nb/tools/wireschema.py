@@ -88,6 +88,8 @@ def tidy_schema(raw: Mapping[str, Any]) -> dict[str, Any]:
             return inline(merged, (*stack, name))
         node.pop("title", None)
         node.pop("uniqueItems", None)
+        if node.get("additionalProperties") is True:
+            del node["additionalProperties"]
         props = node.get("properties")
         if isinstance(props, dict):
             for key, value in props.items():
