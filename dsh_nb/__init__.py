@@ -31,11 +31,13 @@ if TYPE_CHECKING:
         replay,
         unload_ipython_extension,
     )
+    from dsh_nb.models import Chat
     from dsh_nb.notebook.render import render_card
 
 __version__ = "0.1.0"
 
 _NOTEBOOK = {
+    "Chat": "dsh_nb.models",
     "call": "dsh_nb.notebook.extension",
     "dispatch": "dsh_nb.notebook.extension",
     "guard": "dsh_nb.notebook.extension",
@@ -65,6 +67,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_TOOLS_ALL,
+    "Chat",
     "call",
     "dispatch",
     "guard",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.tools.jsonvalue import compact_json
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from IPython.core.magic import (
     magics_class,
 )
 
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.notebook._listing import (
     JsonListing,
     Table,
