@@ -107,7 +107,9 @@ def test_parse_timeout(text: str, ms: float) -> None:
     assert parse_timeout(text) == ms
 
 
-@pytest.mark.parametrize("text", ["0", "5x", "-1s", "s", "", "9" * 400, "9" * 400 + "ms"])
+@pytest.mark.parametrize(
+    "text", ["0", "5x", "-1s", "s", "", "9" * 400, "9" * 400 + "ms"]
+)
 def test_parse_timeout_rejects(text: str) -> None:
     with pytest.raises(UsageError, match="invalid --timeout"):
         parse_timeout(text)
