@@ -18,6 +18,7 @@ from dsh_nb.tools import *  # noqa: F403 - the pipeline's public names
 from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
+    from dsh_nb.mcp.server import McpServer, serve_mcp
     from dsh_nb.notebook.extension import (
         call,
         dispatch,
@@ -48,6 +49,9 @@ _NOTEBOOK = {
     "render_card": "dsh_nb.notebook.render",
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
+    # MCP: the SDK and uvicorn load only when a server starts.
+    "McpServer": "dsh_nb.mcp.server",
+    "serve_mcp": "dsh_nb.mcp.server",
 }
 
 
@@ -65,6 +69,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_TOOLS_ALL,
+    "McpServer",
     "call",
     "dispatch",
     "guard",
@@ -76,5 +81,6 @@ __all__ = [
     "registry",
     "render_card",
     "replay",
+    "serve_mcp",
     "unload_ipython_extension",
 ]
