@@ -18,6 +18,7 @@ from dsh_nb.tools import *  # noqa: F403 - the pipeline's public names
 from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
+    from dsh_nb.cards import render_card
     from dsh_nb.mcp.server import McpServer, serve_mcp
     from dsh_nb.notebook.extension import (
         call,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         replay,
         unload_ipython_extension,
     )
-    from dsh_nb.notebook.render import render_card
 
 __version__ = "0.1.0"
 
@@ -46,7 +46,7 @@ _NOTEBOOK = {
     "pre_execute": "dsh_nb.notebook.extension",
     "remove_listener": "dsh_nb.notebook.extension",
     "registry": "dsh_nb.notebook.extension",
-    "render_card": "dsh_nb.notebook.render",
+    "render_card": "dsh_nb.cards",
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
     # MCP: the SDK and uvicorn load only when a server starts.

@@ -15,7 +15,7 @@ from traitlets.config import Configurable
 from dsh_nb.tools.approval import set_approval_policy
 
 if TYPE_CHECKING:
-    from dsh_nb.notebook.render import CardLimits
+    from dsh_nb.cards import CardLimits
     from dsh_nb.tools.session import SessionLog
 
 __all__ = ["DshConfig"]
@@ -113,7 +113,7 @@ class DshConfig(Configurable):
 
     def card_limits(self) -> CardLimits:
         """The card size limits these settings describe."""
-        from dsh_nb.notebook.render import CardLimits
+        from dsh_nb.cards import CardLimits
 
         return CardLimits(
             max_output_lines=self.max_output_lines,

@@ -30,7 +30,6 @@ from dsh_nb.tools.execution import ToolExecutionResult
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from dsh_nb.notebook.render import CardLimits, ToolCard
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.session import Agent
 
@@ -46,7 +45,6 @@ __all__ = [
     "pre_execute",
     "remove_listener",
     "registry",
-    "render_card",
     "replay",
     "unload_ipython_extension",
 ]
@@ -133,17 +131,6 @@ def unload_ipython_extension(ip: InteractiveShell | None) -> None:
         return
     state, _state = _state, None
     state.dispose()
-
-
-def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
-    """Render a card model or a view as a displayable card.
-
-    See :func:`dsh_nb.notebook.render.render_card`; imported on first use so
-    loading the extension stays fast.
-    """
-    from dsh_nb.notebook import render
-
-    return render.render_card(obj, limits=limits)
 
 
 def registry() -> ToolRegistry:

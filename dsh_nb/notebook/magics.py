@@ -28,14 +28,14 @@ from IPython.core.magic import (
     magics_class,
 )
 
-from dsh_nb.notebook import wire
-from dsh_nb.notebook._listing import (
+from dsh_nb.cards.listing import (
     JsonListing,
     Table,
     ToolSpec,
     format_ms,
     parameters_summary,
 )
+from dsh_nb.notebook import wire
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (

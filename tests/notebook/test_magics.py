@@ -11,8 +11,8 @@ from ipshell import Cell, fresh_shell, run
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from dsh_nb.cards.listing import JsonListing, Table
 from dsh_nb.notebook import extension
-from dsh_nb.notebook._listing import JsonListing, Table
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.toolcell import parse_timeout
 from dsh_nb.tools.definition import tool
