@@ -19,6 +19,7 @@ from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
     from dsh_nb.cards import render_card
+    from dsh_nb.mcp.server import McpServer, serve_mcp
     from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
         call,
@@ -50,6 +51,9 @@ _NOTEBOOK = {
     "render_card": "dsh_nb.cards",
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
+    # MCP: the SDK and uvicorn load only when a server starts.
+    "McpServer": "dsh_nb.mcp.server",
+    "serve_mcp": "dsh_nb.mcp.server",
 }
 
 
@@ -68,6 +72,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     *_TOOLS_ALL,
     "Chat",
+    "McpServer",
     "call",
     "dispatch",
     "guard",
@@ -79,5 +84,6 @@ __all__ = [
     "registry",
     "render_card",
     "replay",
+    "serve_mcp",
     "unload_ipython_extension",
 ]
