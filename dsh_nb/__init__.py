@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from dsh_nb.cards import render_card
     from dsh_nb.mcp.client import McpConnection, connect_mcp
     from dsh_nb.mcp.server import McpServer, serve_mcp
+    from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
         call,
         dispatch,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _NOTEBOOK = {
+    "Chat": "dsh_nb.models",
     "call": "dsh_nb.notebook.extension",
     "dispatch": "dsh_nb.notebook.extension",
     "guard": "dsh_nb.notebook.extension",
@@ -72,6 +74,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_TOOLS_ALL,
+    "Chat",
     "McpConnection",
     "McpServer",
     "call",
