@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dsh_nb.cards import CardModel, render_card
 from dsh_nb.models.view import ChatReply, ChatView
