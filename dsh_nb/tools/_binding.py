@@ -189,4 +189,3 @@ def bind(
         return []
 
     return body, check
-
