@@ -321,7 +321,7 @@ def test_defaults_make_optional_and_are_emitted_in_json_form() -> None:
 
 
 def test_none_default_makes_the_type_nullable() -> None:
-    def f(n: int = None) -> Any:  # type: ignore[assignment]
+    def f(n: int = None) -> Any:  # type: ignore[assignment]  # noqa: RUF013
         return n
 
     assert props_of(f)["n"] == {
@@ -754,9 +754,9 @@ def test_bind_constructs_dataclasses_recursively() -> None:
     assert shape == Shape(name="s", points=[Point(x=1)])
     assert type(shape.points[0].x) is int
     assert pts == [Point(x=2, y=0.5, label="p", tags=["t"])]
-    assert violations(f, {"shape": {"name": "s", "points": [{"x": 1.5}]}, "pts": []}) == (
-        '"shape.points[0].x" must be an integer',
-    )
+    assert violations(
+        f, {"shape": {"name": "s", "points": [{"x": 1.5}]}, "pts": []}
+    ) == ('"shape.points[0].x" must be an integer',)
 
 
 def test_bind_converts_enums_typed_dicts_times_and_paths() -> None:

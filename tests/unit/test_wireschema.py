@@ -101,7 +101,7 @@ def test_strict_keeps_enums_nullable_by_wrapping() -> None:
 
     assert _strict(pick)["properties"]["mode"] == {
         "anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}],
-        "description": "default: \"a\"",
+        "description": 'default: "a"',
     }
     # ... and the tool reads strict mode's null as the default
     assert tool(pick).execute({"mode": None}, None) == "a"
