@@ -21,6 +21,7 @@ from dsh_nb.tools.execution import (
     text_result,
 )
 from dsh_nb.tools.jsonvalue import is_json_data
+from dsh_nb.tools.shown import shown
 from dsh_nb.tools.timeout import TOOL_TIMEOUT
 
 if TYPE_CHECKING:
@@ -399,7 +400,7 @@ class LiveCall:
 
     def _logged(self) -> Any:
         args = self.arguments
-        return args if is_json_data(args) else repr(args)
+        return args if is_json_data(args) else shown(args)
 
     def _finish(self, status: str) -> None:
         self._duration_ms = (time.perf_counter() - self._started) * 1000.0
