@@ -27,7 +27,7 @@ from IPython.core.inputtransformer2 import (
     find_end_of_continued_line,
 )
 
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.tools.jsonvalue import compact_json
 
 if TYPE_CHECKING:

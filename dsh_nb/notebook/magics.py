@@ -35,7 +35,7 @@ from dsh_nb.cards.listing import (
     format_ms,
     parameters_summary,
 )
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (

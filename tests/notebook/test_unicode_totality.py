@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from ipshell import Cell, fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_nb.notebook import extension, wire
+from dsh_nb.models import wire
+from dsh_nb.notebook import extension
 from dsh_nb.tools.execution import ToolExecutionResult
 
 any_text = st.text(st.characters(exclude_categories=()), max_size=10)
