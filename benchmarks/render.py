@@ -18,7 +18,7 @@ import statistics
 import sys
 import time
 
-from dsh_nb.notebook.render import CardLimits, CardModel, render_card
+from dsh_nb.cards import CardLimits, CardModel, render_card
 from dsh_nb.tools.presentation import DiffResultView, FileDiff
 
 SIZES = (100, 1_000, 2_000, 10_000, 100_000)

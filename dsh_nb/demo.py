@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dsh_nb.cards import CardModel, render_card
 from dsh_nb.notebook.live import classify
-from dsh_nb.notebook.render import CardModel, render_card
 from dsh_nb.tools import (
     Agent,
     ApprovalService,

@@ -25,7 +25,7 @@ from dsh_nb.tools.execution import (
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
 
-    from dsh_nb.notebook.render import ToolCard
+    from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
@@ -126,7 +126,7 @@ class LiveCall:
     def card(self) -> ToolCard:
         """Render the card as it stands now."""
         # Imported here: the renderer is only needed once a call is shown.
-        from dsh_nb.notebook.render import CardModel, TraceEntry, render_card
+        from dsh_nb.cards import CardModel, TraceEntry, render_card
 
         config = self._state.config
         trace = self._trace if config.trace else ()
@@ -212,12 +212,12 @@ class LiveCall:
 
     def set_status(self, status: str) -> None:
         """Move the card to ``status`` (the approval prompt uses this)."""
-        from dsh_nb.notebook._model import STATUSES
+        from dsh_nb.cards.model import STATUSES
 
         if self._status in _FINAL:
             return
         if status not in STATUSES:
-            from dsh_nb.notebook.render import CardModel
+            from dsh_nb.cards import CardModel
 
             CardModel(tool=self.name, status=status)  # raises, with a hint
         self._status = status

@@ -22,7 +22,7 @@ from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.session import SessionLog
 
 if TYPE_CHECKING:
-    from dsh_nb.notebook.render import ToolCard
+    from dsh_nb.cards import ToolCard
     from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = ["Replay", "replay"]
@@ -86,7 +86,7 @@ def _entries(log: SessionLog) -> list[_Entry]:
 
 
 def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
-    from dsh_nb.notebook.render import CardModel, render_card
+    from dsh_nb.cards import CardModel, render_card
 
     call_view = presenter.present_call(entry.call_id, entry.name, entry.arguments)
     result_view = None

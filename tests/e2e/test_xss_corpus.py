@@ -35,7 +35,7 @@ from e2e_lab import (
 )
 from xss_payloads import PAYLOADS, XSS_FLAG
 
-from dsh_nb.notebook._html import visible
+from dsh_nb.cards.escape import visible
 
 PAYLOAD_MODULE = Path(__file__).resolve().parents[1] / "xss_payloads.py"
 KINDS = ("generic", "terminal", "diff", "raw_string")

@@ -15,7 +15,7 @@ from typing import Any
 from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 from IPython.utils.capture import capture_output
 
-from dsh_nb.notebook.render import CARD_MIME
+from dsh_nb.cards import CARD_MIME
 
 __all__ = ["EXT", "Cell", "fresh_shell", "run"]
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from kernel_harness import KernelHarness, Reply
 
-from dsh_nb.notebook.render import CARD_MIME
+from dsh_nb.cards import CARD_MIME
 
 EXT = "dsh_nb"  # the public name; in-process tests load the module path
 

@@ -11,10 +11,9 @@ from ipshell import fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
+from dsh_nb.cards import CARD_MIME, STATUSES
 from dsh_nb.notebook import extension
-from dsh_nb.notebook._model import STATUSES
 from dsh_nb.notebook.live import LiveCall, card_status, classify
-from dsh_nb.notebook.render import CARD_MIME
 from dsh_nb.notebook.replay import replay
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.outcome import ToolOutcome

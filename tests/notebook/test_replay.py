@@ -9,7 +9,7 @@ import pytest
 from ipshell import EXT, fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_nb.notebook.render import CARD_MIME
+from dsh_nb.cards import CARD_MIME
 from dsh_nb.notebook.replay import Replay, replay
 from dsh_nb.tools.session import SessionLog
 

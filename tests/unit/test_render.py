@@ -13,13 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_nb.notebook import _diffhtml, _match, render
-from dsh_nb.notebook._ansi import ansi_to_html_lines, strip_ansi
-from dsh_nb.notebook._diff import Gap, Hunk, gap_rows, looks_binary, plan_diffs
-from dsh_nb.notebook._html import visible
-from dsh_nb.notebook._match import AnchoredMatcher
-from dsh_nb.notebook._text import fence, md_inline
-from dsh_nb.notebook.render import (
+from dsh_nb.cards import (
     CARD_MIME,
     CardLimits,
     CardModel,
@@ -27,6 +21,14 @@ from dsh_nb.notebook.render import (
     TraceEntry,
     render_card,
 )
+from dsh_nb.cards import bundle as render
+from dsh_nb.cards import diffhtml as _diffhtml
+from dsh_nb.cards import linematch as _match
+from dsh_nb.cards.ansi import ansi_to_html_lines, strip_ansi
+from dsh_nb.cards.cardtext import fence, md_inline
+from dsh_nb.cards.escape import visible
+from dsh_nb.cards.hunks import Gap, Hunk, gap_rows, looks_binary, plan_diffs
+from dsh_nb.cards.linematch import AnchoredMatcher
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,

@@ -14,10 +14,10 @@ from html.parser import HTMLParser
 import pytest
 from xss_payloads import PAYLOADS
 
-from dsh_nb.notebook._ansi import strip_ansi
-from dsh_nb.notebook._diff import looks_binary
-from dsh_nb.notebook._html import visible
-from dsh_nb.notebook.render import CardModel, TraceEntry, render_card
+from dsh_nb.cards import CardModel, TraceEntry, render_card
+from dsh_nb.cards.ansi import strip_ansi
+from dsh_nb.cards.escape import visible
+from dsh_nb.cards.hunks import looks_binary
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from dsh_nb.notebook._ansi import ansi_to_html_lines
-from dsh_nb.notebook._diffhtml import diff_html
-from dsh_nb.notebook._html import (
+from dsh_nb.cards.ansi import ansi_to_html_lines
+from dsh_nb.cards.diffhtml import diff_html
+from dsh_nb.cards.escape import esc
+from dsh_nb.cards.layout import CardLayout, cap, output_tail, pretty_json
+from dsh_nb.cards.markup import (
     BG,
     BORDER,
     CODE_FONT,
@@ -27,11 +29,9 @@ from dsh_nb.notebook._html import (
     UI_FONT,
     WARN,
     el,
-    esc,
     pill,
     pre,
 )
-from dsh_nb.notebook._view import Card, cap, output_tail, pretty_json
 from dsh_nb.tools.jsonvalue import ABSENT
 
 __all__ = ["TAGS", "card_html"]
@@ -72,7 +72,7 @@ def _notice(text: str, colour: str = FG_MUTED) -> str:
     return el("div", esc(text), f"color:{colour};font-style:italic;margin:2px 0")
 
 
-def _header(card: Card) -> str:
+def _header(card: CardLayout) -> str:
     model = card.model
     colour = ERR if model.is_error else STATUS_COLOURS[model.status]
     font = CODE_FONT if card.kind == "terminal" else UI_FONT
@@ -116,7 +116,7 @@ def _header(card: Card) -> str:
     )
 
 
-def _terminal(card: Card) -> list[str]:
+def _terminal(card: CardLayout) -> list[str]:
     out = []
     if card.description is not None:
         out.append(el("div", esc(card.description), f"{_MUTED};{_SECTION}"))
@@ -175,7 +175,7 @@ def _block(block: Any, limit: int, error: bool) -> str:
     return html + (_notice(notice, ERR) if notice else "")
 
 
-def _generic(card: Card) -> list[str]:
+def _generic(card: CardLayout) -> list[str]:
     out = []
     if card.locations:
         items = "".join(
@@ -205,7 +205,7 @@ def _generic(card: Card) -> list[str]:
     return out
 
 
-def _trace(card: Card) -> str:
+def _trace(card: CardLayout) -> str:
     rows = []
     for entry in card.model.trace:
         decision = entry.decision
@@ -228,7 +228,7 @@ def _trace(card: Card) -> str:
     return el("details", summary + table, _SECTION, "dsh-ToolCard-trace")
 
 
-def card_html(card: Card) -> str:
+def card_html(card: CardLayout) -> str:
     """Draw the whole card."""
     model = card.model
     sections = []

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from dsh_nb.notebook._diff import NO_EOL, FilePlan, Gap, Hunk, Row, gap_rows
-from dsh_nb.notebook._html import (
+from dsh_nb.cards.escape import esc
+from dsh_nb.cards.hunks import NO_EOL, FilePlan, Gap, Hunk, Row, gap_rows
+from dsh_nb.cards.markup import (
     ADD_BG,
     BG_ALT,
     BORDER,
@@ -25,7 +26,6 @@ from dsh_nb.notebook._html import (
     HUNK_BG,
     OK,
     el,
-    esc,
 )
 
 __all__ = ["diff_html"]

@@ -13,10 +13,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from dsh_nb.notebook._ansi import strip_ansi
-from dsh_nb.notebook._diff import diff_text
-from dsh_nb.notebook._html import visible
-from dsh_nb.notebook._view import Card, cap, output_tail, pretty_json
+from dsh_nb.cards.ansi import strip_ansi
+from dsh_nb.cards.escape import visible
+from dsh_nb.cards.hunks import diff_text
+from dsh_nb.cards.layout import CardLayout, cap, output_tail, pretty_json
 from dsh_nb.tools.jsonvalue import ABSENT
 
 __all__ = ["card_markdown", "card_plain", "fence", "md_inline"]
@@ -38,7 +38,7 @@ def fence(body: str, info: str = "") -> str:
     return f"{ticks}{info}\n{body}\n{ticks}"
 
 
-def _output_tail(card: Card) -> tuple[str, str | None]:
+def _output_tail(card: CardLayout) -> tuple[str, str | None]:
     """Return the output without escapes, cut from the front to the limit."""
     full = strip_ansi(card.output or "")
     text, dropped = output_tail(full, card.limits.max_output_chars)
@@ -58,14 +58,14 @@ def _block_text(block: Any) -> tuple[str, str]:
     return pretty_json(block), "json"
 
 
-def _raw_input(card: Card) -> tuple[str, str] | None:
+def _raw_input(card: CardLayout) -> tuple[str, str] | None:
     if card.raw_input is ABSENT or card.kind != "generic":
         return None
     raw = card.raw_input
     return (raw, "text") if isinstance(raw, str) else (pretty_json(raw), "json")
 
 
-def card_markdown(card: Card) -> str:
+def card_markdown(card: CardLayout) -> str:
     """Draw the card as Markdown: a heading, a status line, fenced text."""
     model = card.model
     status = [md_inline(model.status)]
@@ -112,7 +112,7 @@ def card_markdown(card: Card) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def card_plain(card: Card) -> str:
+def card_plain(card: CardLayout) -> str:
     """Draw the card as a compact summary: ``[done] add — 3`` and any text."""
     model = card.model
     flag = ", error" if model.is_error and model.status == "done" else ""

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Final
 
-from dsh_nb.notebook._match import AnchoredMatcher
-from dsh_nb.notebook._model import CardLimits
+from dsh_nb.cards.linematch import AnchoredMatcher
+from dsh_nb.cards.model import CardLimits
 from dsh_nb.tools.presentation import FileDiff
 
 __all__ = [

@@ -15,8 +15,8 @@ import signal as _signal
 from collections.abc import Sequence
 from typing import Any, Final
 
-from dsh_nb.notebook._diff import FilePlan, plan_diffs
-from dsh_nb.notebook._model import CardLimits, CardModel
+from dsh_nb.cards.hunks import FilePlan, plan_diffs
+from dsh_nb.cards.model import CardLimits, CardModel
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 from dsh_nb.tools.presentation import (
     DiffCallView,
@@ -32,7 +32,7 @@ from dsh_nb.tools.presenter import relativize_title
 
 __all__ = [
     "ICONS",
-    "Card",
+    "CardLayout",
     "cap",
     "exit_label",
     "output_tail",
@@ -157,7 +157,7 @@ def _title(model: CardModel) -> str:
     return model.tool or "tool call"
 
 
-class Card:
+class CardLayout:
     """A model resolved for drawing; diff plans are computed on first use."""
 
     __slots__ = (

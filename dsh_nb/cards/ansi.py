@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from dsh_nb.notebook._html import BG, FG, esc
+from dsh_nb.cards.escape import esc
+from dsh_nb.cards.markup import BG, FG
 
 __all__ = ["ansi_to_html_lines", "strip_ansi"]
 

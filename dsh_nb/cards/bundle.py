@@ -28,13 +28,14 @@ metadata under ``renderErrors``) and ``text/plain`` always renders.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Collection
 from typing import Any
 
-from dsh_nb.notebook._cardhtml import card_html
-from dsh_nb.notebook._html import visible
-from dsh_nb.notebook._model import (
+from dsh_nb.cards.cardhtml import card_html
+from dsh_nb.cards.cardtext import card_markdown, card_plain
+from dsh_nb.cards.escape import visible
+from dsh_nb.cards.layout import CardLayout
+from dsh_nb.cards.model import (
     CALL_VIEWS,
     CARD_MIME,
     RESULT_VIEWS,
@@ -42,8 +43,7 @@ from dsh_nb.notebook._model import (
     CardModel,
     TraceEntry,
 )
-from dsh_nb.notebook._text import card_markdown, card_plain
-from dsh_nb.notebook._view import Card
+from dsh_nb.cards.payload import card_payload
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.presentation import ToolCallView, ToolResultView
 
@@ -59,50 +59,6 @@ __all__ = [
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {error_message(exc)}"
-
-
-def _json_payload(model: CardModel) -> dict[str, Any]:
-    out: dict[str, Any] = {"tool": model.tool}
-    if model.call_id is not None:
-        out["callId"] = model.call_id
-    out["status"] = model.status
-    out["isError"] = model.is_error
-    if model.call is not None:
-        out["call"] = model.call.to_json()
-    if model.result is not None:
-        out["result"] = model.result.to_json()
-    if model.approval is not None:
-        out["approval"] = model.approval
-    if model.trace:
-        out["trace"] = [
-            {"stage": e.stage, "actor": e.actor, "decision": e.decision}
-            for e in model.trace
-        ]
-    # A value that cannot serialize would lose the whole display later, so
-    # find it now and drop only this part. to_json() already detached it.
-    _check_json(out)
-    return out
-
-
-def _check_json(value: Any) -> None:
-    """Raise if ``value`` is not JSON; cost is per node, not per character."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if item is None or isinstance(item, (str, bool, int)):
-            continue
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                raise ValueError(f"{item!r} is not JSON")
-        elif isinstance(item, dict):
-            for key in item:
-                if not isinstance(key, str):
-                    raise TypeError(f"JSON object keys must be str; got {key!r}")
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-        else:
-            raise TypeError(f"{type(item).__name__} is not JSON: {item!r}")
 
 
 def _metadata(model: CardModel, errors: dict[str, str]) -> dict[str, Any]:
@@ -203,12 +159,12 @@ def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
     errors: dict[str, str] = {}
     data: dict[str, Any] = {}
     try:
-        data[CARD_MIME] = _json_payload(model)
+        data[CARD_MIME] = card_payload(model)
     except Exception as exc:  # noqa: BLE001 - one broken part hides no other
         errors[CARD_MIME] = _describe(exc)
-    card: Card | None = None
+    card: CardLayout | None = None
     try:
-        card = Card(model, limits)
+        card = CardLayout(model, limits)
     except Exception as exc:  # noqa: BLE001 - the plain fallback still renders
         errors["card"] = _describe(exc)
     if card is not None:

@@ -1,0 +1,36 @@
+"""Cards: how one tool call is drawn, with no Jupyter imports.
+
+A :class:`CardModel` (the call's state) becomes a :class:`ToolCard` through
+:func:`render_card`: the JSON render intent for the JupyterLab renderer
+(:data:`CARD_MIME`), a self-contained ``text/html`` card, and ``text/markdown``
+and ``text/plain`` fallbacks. Everything here is pure Python, so a script, a
+server or a test draws the same cards the notebook shows.
+
+Module map: :mod:`~dsh_nb.cards.model` (the values), :mod:`~.layout` (what
+every part draws), :mod:`~.hunks` and :mod:`~.linematch` (diff rows and
+hunks), :mod:`~.ansi` (terminal colours), :mod:`~.escape` (the one escape),
+:mod:`~.markup` (palette and tags), :mod:`~.cardhtml`, :mod:`~.diffhtml` and
+:mod:`~.cardtext` (the parts), :mod:`~.payload` (the JSON part),
+:mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the magics' tables).
+"""
+
+from __future__ import annotations
+
+from dsh_nb.cards.bundle import ToolCard, render_card
+from dsh_nb.cards.model import (
+    CARD_MIME,
+    STATUSES,
+    CardLimits,
+    CardModel,
+    TraceEntry,
+)
+
+__all__ = [
+    "CARD_MIME",
+    "STATUSES",
+    "CardLimits",
+    "CardModel",
+    "ToolCard",
+    "TraceEntry",
+    "render_card",
+]
