@@ -16,6 +16,7 @@ from dsh_nb.tools._names import check_tool_name
 from dsh_nb.tools._restriction import check_timeout_ms
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
@@ -179,6 +180,11 @@ def _check_common(
     if not isinstance(name, str) or not name:
         raise ToolDefinitionError(
             f"{where}: name must be a non-empty str, not {name!r}"
+        )
+    if has_surrogate(name):
+        raise ToolDefinitionError(
+            f"{where}: name {escape_surrogates(name)!r} holds a lone surrogate, "
+            "which no display, log or model can carry; use whole characters"
         )
     if check_name:
         problem = check_tool_name(name, f"{where}({name})")
