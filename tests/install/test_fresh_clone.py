@@ -59,7 +59,16 @@ def _clone(tmp: Path, env: dict[str, str]) -> Path:
 def _pip_install(
     clone: Path, prefix: Path, env: dict[str, str], *extra: str, ok: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "pip", "install", "-q", "--no-deps"]
+    # --ignore-installed: a prefix install must not uninstall the running copy.
+    args = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-deps",
+        "--ignore-installed",
+    ]
     args += ["--no-build-isolation", "--prefix", str(prefix), *extra, "."]
     return _run(args, clone, env, ok=ok)
 
