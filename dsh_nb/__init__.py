@@ -19,6 +19,7 @@ from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
     from dsh_nb.cards import render_card
+    from dsh_nb.mcp.client import McpConnection, connect_mcp
     from dsh_nb.mcp.server import McpServer, serve_mcp
     from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
@@ -52,7 +53,9 @@ _NOTEBOOK = {
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
     # MCP: the SDK and uvicorn load only when a server starts.
+    "McpConnection": "dsh_nb.mcp.client",
     "McpServer": "dsh_nb.mcp.server",
+    "connect_mcp": "dsh_nb.mcp.client",
     "serve_mcp": "dsh_nb.mcp.server",
 }
 
@@ -72,8 +75,10 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     *_TOOLS_ALL,
     "Chat",
+    "McpConnection",
     "McpServer",
     "call",
+    "connect_mcp",
     "dispatch",
     "guard",
     "load_ipython_extension",

@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dsh_nb.mcp.client import McpConnection, connect_mcp
     from dsh_nb.mcp.server import McpServer, serve_mcp
 
-__all__ = ["McpServer", "serve_mcp"]
+__all__ = ["McpConnection", "McpServer", "connect_mcp", "serve_mcp"]
 
 _WHERE = {
+    "McpConnection": "dsh_nb.mcp.client",
+    "connect_mcp": "dsh_nb.mcp.client",
     "McpServer": "dsh_nb.mcp.server",
     "serve_mcp": "dsh_nb.mcp.server",
 }

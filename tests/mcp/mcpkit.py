@@ -80,3 +80,22 @@ def approval_registry(*ask: str) -> tuple[ToolRegistry, Gate]:
         lambda ex, next_: Ask(f"ask for {ex.name}") if ex.name in ask else next_()
     )
     return registry, gate
+
+
+def children(pid: int | None = None) -> set[int]:
+    """Live child processes of ``pid`` (this process by default), via /proc."""
+    import os
+
+    pid = os.getpid() if pid is None else pid
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.add(int(entry))
+    return out

@@ -13,6 +13,8 @@ MODULES = [
     "dsh_nb.mcp.content",
     "dsh_nb.mcp.runtime",
     "dsh_nb.mcp.clientconfig",
+    "dsh_nb.mcp.client",
+    "dsh_nb.mcp.tooldef",
 ]
 BANNED = ["IPython", "ipykernel", "ipywidgets", "traitlets", "comm", "mcp", "uvicorn"]
 
