@@ -1,4 +1,4 @@
-"""Per-call cost of the full pipeline, next to langchain-core and the MCP SDK.
+"""Per-call cost of the full pipeline, next to pydantic and the SDKs' tools.
 
 Run: ``python benchmarks/pipeline.py``. Prints median µs per call (rows timed
 round-robin, so machine noise hits them alike) for an
@@ -6,6 +6,13 @@ round-robin, so machine noise hits them alike) for an
 materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
 post-execute listener and 2 observers; the peers where installed; and how
 the per-call cost changes from 1 to 1,000 registered tools.
+
+Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
+rows include the pydantic validation and conversion ``@tool`` builds; the
+"signature tool" row states it. Beside them, in the same run: pydantic's
+``validate_call`` on the same functions (validation alone, no pipeline),
+openai-agents' ``FunctionTool.on_invoke_tool`` (its input is a JSON
+string), the MCP SDK server's ``call_tool`` and langchain-core.
 """
 
 from __future__ import annotations
@@ -30,11 +37,16 @@ from _common import (
     table,
     yardstick,
 )
+from compare import openai_agents_cases
 
 from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
 OURS = "dsh_nb full pipeline"
+SIGNATURE = {
+    "add": "signature tool: @tool def add(a: int, b: int), pydantic strict",
+    "profile": "signature tool: 10 fields, 2 dataclasses, Literal",
+}
 YARDSTICK = "yardstick"
 
 
@@ -48,10 +60,15 @@ def main() -> None:
     bare = ToolRegistry()
     bare.register(tool(add))
     cases = [
-        Case("dsh_nb full pipeline", n, ours(registry, n, a), True) for n, a in TOOLS
+        Case("dsh_nb full pipeline", n, ours(registry, n, a), True, SIGNATURE[n])
+        for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
     missing: list[tuple[str, str, float | None, str]] = []
+    cases += validate_call_cases()
+    agents_cases, agents_missing = openai_agents_cases()
+    cases += agents_cases
+    missing += agents_missing
     lc = langchain_tools()
     for name, args in TOOLS:
         label = "langchain-core StructuredTool.invoke"
@@ -102,6 +119,26 @@ def main() -> None:
         counts, interleaved(scale, rounds=max(1, rounds // 2)), strict=True
     ):
         print(f"  {count:>5} tools: {us:.1f} µs")
+
+
+def validate_call_cases() -> list[Case]:
+    """pydantic's own decorator on the same functions: validation, then call."""
+    import pydantic
+    from _common import profile
+
+    out = []
+    for name, fn, args in (("add", add, ADD_ARGS), ("profile", profile, PROFILE_ARGS)):
+        checked = pydantic.validate_call(fn)
+        out.append(
+            Case(
+                "pydantic validate_call",
+                name,
+                lambda c=checked, a=args: c(**a),
+                False,
+                f"pydantic {pydantic.VERSION}, lax; no pipeline",
+            )
+        )
+    return out
 
 
 if __name__ == "__main__":
