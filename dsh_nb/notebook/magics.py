@@ -47,6 +47,7 @@ from dsh_nb.notebook.toolcell import (
 )
 from dsh_nb.tools.errors import HarnessError, error_message
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, escape_tree
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -169,8 +170,8 @@ class ToolMagics(Magics):
             notes.append(f"policy {entry.policy}")
         return ToolSpec(
             name=definition.name,
-            description=definition.description,
-            parameters=definition.parameters,
+            description=escape_surrogates(definition.description),
+            parameters=escape_tree(definition.parameters),
             notes=notes,
         )
 
@@ -205,7 +206,7 @@ class ToolMagics(Magics):
         if chosen == ["anthropic"]:
             return JsonListing(wire.to_anthropic_tools(schemas))
         if chosen == ["json"]:
-            return JsonListing(to_plain(schemas))
+            return JsonListing(escape_tree(to_plain(schemas)))
         default = state.config.default_timeout_ms
         rows = []
         for name, definition in state.registry.view(state.agent).items():
@@ -214,14 +215,14 @@ class ToolMagics(Magics):
             else:
                 timeout = f"{format_ms(default)} (default)" if default else "none"
             entry = state.policies.get(name)
-            description = definition.description
+            description = escape_surrogates(definition.description)
             if len(description) > 60:
                 description = description[:59] + "…"
             rows.append(
                 (
                     name,
                     description,
-                    parameters_summary(definition.parameters),
+                    escape_surrogates(parameters_summary(definition.parameters)),
                     timeout,
                     entry.policy if entry else "-",
                 )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from dsh_nb.tools._restriction import check_timeout_ms
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
@@ -144,6 +145,11 @@ def _define(
     if not isinstance(name, str) or not name:
         raise ToolDefinitionError(
             f"defineTool: name must be a non-empty str, not {name!r}"
+        )
+    if has_surrogate(name):
+        raise ToolDefinitionError(
+            f"defineTool: name {escape_surrogates(name)!r} holds a lone surrogate, "
+            "which no display, log or model can carry; use whole characters"
         )
     if not isinstance(description, str):
         raise ToolDefinitionError(

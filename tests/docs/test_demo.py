@@ -1,4 +1,4 @@
-"""The README's first command ends in ``python -m dsh_nb demo``: it must work."""
+"""The README documents `python -m dsh_nb demo` as the no-browser tour: it must work."""
 
 from __future__ import annotations
 
