@@ -17,6 +17,7 @@ from typing import Any, Final
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
 from dsh_nb.tools.surrogates import escape_surrogates, escape_tree, first_surrogate
+from dsh_nb.tools.wireschema import strict_schema
 
 __all__ = [
     "ParsedCall",
@@ -36,20 +37,29 @@ __all__ = [
 BAD_ARGUMENTS: Final = "Error: tool call arguments are not valid JSON: {}"
 
 
-def to_openai_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``."""
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": s["name"],
-                "description": s["description"],
-                "parameters": to_plain(s["parameters"]),
-            },
+def to_openai_tools(
+    schemas: Iterable[Mapping[str, Any]], *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``.
+
+    ``strict=True`` rewrites each schema for OpenAI's strict function calling
+    (:func:`~dsh_nb.tools.wireschema.strict_schema`) and marks it
+    ``"strict": true``; a schema strict mode cannot express raises
+    :class:`~dsh_nb.tools.wireschema.StrictSchemaError` naming the tool.
+    """
+    out = []
+    for s in schemas:
+        parameters = to_plain(s["parameters"])
+        function: dict[str, Any] = {
+            "name": s["name"],
+            "description": s["description"],
+            "parameters": parameters,
         }
-        for s in schemas
-    ]
-    return escape_tree(tools)
+        if strict:
+            function["parameters"] = strict_schema(parameters, s["name"])
+            function["strict"] = True
+        out.append({"type": "function", "function": function})
+    return escape_tree(out)
 
 
 def to_anthropic_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
