@@ -283,7 +283,20 @@ class RegistryAdapter:
             )
         )
         self.calls_in_flight += 1
+        gone = _exchange_ended(ctx)
         try:
+            if gone is not None:
+                # Handshake era: the SDK does not cancel a request whose
+                # client vanished (its POST stream just ends), so watch it.
+                waiter = asyncio.ensure_future(gone.wait())
+                try:
+                    await asyncio.wait(
+                        {task, waiter}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    waiter.cancel()
+                if not task.done():
+                    raise asyncio.CancelledError("the MCP client went away")
             result = await asyncio.shield(task)
         except BaseException:
             # The client cancelled (or went away): abort the call, so a
@@ -343,6 +356,17 @@ class RegistryAdapter:
 
 
 _TASKS: set[asyncio.Future[Any]] = set()
+
+
+def _exchange_ended(ctx: ServerRequestContext[Any, Any]) -> asyncio.Event | None:
+    from dsh_nb.mcp._auth import EXCHANGE_ENDED
+
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return None
+    ended = scope.get(EXCHANGE_ENDED)
+    return ended if isinstance(ended, asyncio.Event) else None
 
 
 def _version() -> str:

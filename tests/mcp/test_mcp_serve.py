@@ -316,3 +316,42 @@ async def _until(predicate, timeout=10.0):
         if loop.time() > end:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.01)
+
+
+KILLED_CLIENT = r"""
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main():
+    http = httpx2.AsyncClient(headers={"Authorization": "Bearer " + sys.argv[2]})
+    transport = streamable_http_client(sys.argv[1], http_client=http)
+    async with Client(transport, mode=sys.argv[3]) as c:
+        await c.call_tool("add", {"a": 1, "b": 2})
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_client_that_dies_mid_call_cancels_it(mode):
+    import subprocess
+    import sys
+
+    registry, gate = approval_registry("add")
+    registry.register(add_tool())
+    results = []
+    registry.on_result(lambda ex, res: results.append(res))
+    server = await _served(registry)
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_CLIENT, server.url, server.token, mode]
+    )
+    try:
+        await asyncio.wait_for(gate.asked.wait(), 30)
+        process.kill()
+        process.wait()
+        await _until(lambda: results)
+        assert results[0].text == 'Error: approval for tool "add" was cancelled'
+        assert gate.waiting == []
+        await _until(lambda: server.calls_in_flight == 0)
+    finally:
+        process.kill()
+        await server.stop()
