@@ -49,6 +49,9 @@ class AnthropicAdapter:
     def user_message(self, text: str) -> dict[str, Any]:
         return {"role": "user", "content": text}
 
+    def new_question(self, messages: list[dict[str, Any]]) -> None:
+        """Keep earlier thinking blocks: the API strips what it does not need."""
+
     def add_notice(self, messages: list[dict[str, Any]], text: str) -> None:
         """Add a notice to the last user message (roles must alternate)."""
         block = {"type": "text", "text": text}

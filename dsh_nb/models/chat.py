@@ -228,6 +228,7 @@ class Chat:
         if opened:
             session.start_turn({"source": "chat", "model": self.model})
         start = len(self.messages)
+        adapter.new_question(self.messages)
         self.messages.append(adapter.user_message(text))
         step_usage: list[Usage] = []
         steps = 0
@@ -280,6 +281,11 @@ class Chat:
                 return self._reply(completion, stop, step, step_usage)
             await self._run_calls(adapter, completion)
             view.end_step(step, completion.usage)
+            reason = view.stop_reason()
+            if reason is not None:
+                text = f"Stopped: {reason}. Send another message to go on."
+                view.notice(text, kind="stop")
+                return self._reply(completion, "stopped", step, step_usage, text)
         text = (
             f"Stopped after {self.max_steps} steps (max_steps); the model still "
             "wanted to call tools. Send another message to go on."

@@ -5,10 +5,15 @@ Ollama, llama.cpp's server and LM Studio alike. Streamed tool-call deltas
 are accumulated by ``index`` (the rule the SDK's own
 ``ChatCompletionStreamState`` follows: ``id`` and ``name`` come in a call's
 first fragment, ``arguments`` in pieces), here without rebuilding a
-pydantic snapshot per chunk. Reasoning (DeepSeek's ``reasoning_content``)
-goes back into the assistant message only when the server sent it, which
-is where it is required (thinking mode after tool calls) and never where an
-endpoint that does not know the field would refuse it.
+pydantic snapshot per chunk.
+
+Reasoning (DeepSeek's ``reasoning_content``) follows DeepSeek's rule for
+thinking mode: it goes back on an assistant message that made tool calls,
+while that question's tool loop runs (the API answers 400 without it), and
+is dropped from every earlier message when a new user message starts a
+new question, and from text-only answers. It is never added where the
+server did not send it, so an endpoint that does not know the field never
+sees it.
 """
 
 from __future__ import annotations
@@ -57,6 +62,16 @@ class OpenAIAdapter:
 
     def user_message(self, text: str) -> dict[str, Any]:
         return {"role": "user", "content": text}
+
+    def new_question(self, messages: list[dict[str, Any]]) -> None:
+        """Drop earlier questions' reasoning before a new user message."""
+        for index, message in enumerate(messages):
+            if message.get("role") == "assistant" and any(
+                k in message for k in _REASONING_KEYS
+            ):
+                messages[index] = {
+                    k: v for k, v in message.items() if k not in _REASONING_KEYS
+                }
 
     def add_notice(self, messages: list[dict[str, Any]], text: str) -> None:
         messages.append({"role": "user", "content": text})
@@ -131,7 +146,7 @@ class OpenAIAdapter:
         choice: Any,
     ) -> Completion:
         out: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if key is not None:
+        if key is not None and calls:
             out[key] = reasoning
         if calls:
             out["tool_calls"] = calls

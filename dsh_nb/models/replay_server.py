@@ -30,6 +30,7 @@ from dsh_nb.models.scripted import ApiError, Raw, Reply, Turn
 __all__ = ["RecordedRequest", "ReplayServer"]
 
 Responder = Callable[["RecordedRequest"], Reply]
+Step = Reply | Responder
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,8 +49,10 @@ class ReplayServer:
     Parameters
     ----------
     replies
-        Replies answered in order, one a request; a callable
-        ``(RecordedRequest) -> Reply`` answers every request instead.
+        Replies answered in order, one a request; an item may be a callable
+        ``(RecordedRequest) -> Reply`` that reads the request first (as a
+        model reads the conversation). A callable in place of the list
+        answers every request.
     token
         The key clients must send; a fresh random one if None.
 
@@ -60,11 +63,11 @@ class ReplayServer:
     """
 
     def __init__(
-        self, replies: Iterable[Reply] | Responder = (), *, token: str | None = None
+        self, replies: Iterable[Step] | Responder = (), *, token: str | None = None
     ) -> None:
         self.token = token if token is not None else secrets.token_urlsafe(16)
         self._responder = replies if callable(replies) else None
-        self._queue: deque[Reply] = deque(() if callable(replies) else replies)
+        self._queue: deque[Step] = deque(() if callable(replies) else replies)
         self.requests: list[RecordedRequest] = []
         #: Streams whose client went away before the last event was sent.
         self.disconnects = 0
@@ -126,7 +129,7 @@ class ReplayServer:
 
     # --- the script -------------------------------------------------------
 
-    def add(self, *replies: Reply) -> None:
+    def add(self, *replies: Step) -> None:
         """Queue more replies."""
         with self._lock:
             self._queue.extend(replies)
@@ -141,8 +144,11 @@ class ReplayServer:
             self.requests.append(request)
             if self._responder is not None:
                 return self._responder(request)
-            if self._queue:
-                return self._queue.popleft()
+            step = self._queue.popleft() if self._queue else None
+        if callable(step):
+            return step(request)
+        if step is not None:
+            return step
         return ApiError(status=500, message="the replay script has no more replies")
 
     def __repr__(self) -> str:

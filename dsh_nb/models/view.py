@@ -41,7 +41,8 @@ class ChatReply:
 
     ``stop`` is ``"end"`` (the model answered in text), ``"max-steps"``,
     ``"length"`` (the model ran out of output tokens), ``"error"`` (see
-    ``error``). ``message`` is the final assistant message, wire form.
+    ``error``), ``"stopped"`` (the view asked to stop, see ``error``).
+    ``message`` is the final assistant message, wire form.
     """
 
     text: str
@@ -85,6 +86,14 @@ class ChatView:
     ) -> ToolExecutionResult:
         """Run one call; the base awaits ``execute()`` (the registry)."""
         return await execute()
+
+    def stop_reason(self) -> str | None:
+        """Asked after a step's calls: a reason to stop the loop, or None.
+
+        The notebook stops when an approval was cancelled (an interrupt,
+        a timeout, the cell run again) instead of sending the denial on.
+        """
+        return None
 
     def notice(self, text: str, *, kind: str) -> None:
         """A visible one-line message: ``error``, ``stop`` or ``policy``."""

@@ -104,11 +104,18 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         configurables.append(config)
         state.disposers.append(lambda: _remove(configurables, config))
         state.disposers.append(magics.install(ip, state))
+        state.disposers.append(_install_chat(ip, state))
         state.disposers.append(_install_approvals(state))
     except BaseException:
         state.dispose()
         raise
     _state = state
+
+
+def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
+    from dsh_nb.notebook import chatmagic
+
+    return chatmagic.install(ip, state)
 
 
 def _install_approvals(state: KernelState) -> Callable[[], object]:

@@ -349,8 +349,12 @@ async def test_deepseek_reasoning_goes_back_only_when_sent(
     assert "".join(seen) == "I should add."
     assistant = server.requests[1].body["messages"][2]
     assert assistant["reasoning_content"] == "I should add."
+    # A text-only answer never carries it; a new question drops the old one.
+    assert "reasoning_content" not in chat.messages[-1]
     await chat.send("y")
-    assert "reasoning_content" not in server.requests[2].body["messages"][4]
+    assert not any(
+        "reasoning_content" in m for m in server.requests[2].body["messages"]
+    )
     assert json.dumps(chat.messages)  # plain JSON
 
 

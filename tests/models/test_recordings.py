@@ -71,8 +71,12 @@ async def test_openai_recordings_below_http(
     kind = "text/event-stream" if stream else "application/json"
     client, seen = mock_openai((200, kind, first), (200, "application/json", DONE))
     ready: list[tuple[str, Any]] = []
+    thought: list[str] = []
 
     class View(ChatView):
+        def reasoning(self, delta: str) -> None:
+            thought.append(delta)
+
         def call_ready(self, call: wire.ParsedCall) -> None:
             ready.append((call.call_id, call.arguments))
 
@@ -100,7 +104,8 @@ async def test_openai_recordings_below_http(
             ("call_p9Qw2Z", {"a": 40, "b": 2}),
         ]
         assert reply.text == "2 + 3 = 5"
-        assert chat.messages[-1]["reasoning_content"] == "The user wants a sum."
+        assert "".join(thought) == "The user wants a sum."
+        assert "reasoning_content" not in chat.messages[-1]  # a text answer drops it
         assert chat.step_usage[1].reasoning_tokens == 22
         assert seen[1]["stream_options"] == {"include_usage": True}
     else:
