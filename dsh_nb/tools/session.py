@@ -62,7 +62,14 @@ class SessionLog:
 
     def append(self, type_: str, data: Mapping[str, Any] | None = None) -> FrozenDict:
         """Record one event and notify listeners; a raising listener is logged."""
-        event = self._freeze(type_, {} if data is None else data)
+        return self._append_frozen(self._freeze(type_, {} if data is None else data))
+
+    def _append_frozen(self, event: FrozenDict) -> FrozenDict:
+        """Append an event built from frozen JSON parts, without copying.
+
+        For the core's journal (:mod:`dsh_nb.tools.journal`), whose parts
+        are the call's own frozen arguments and result.
+        """
         self._record(event)
         for listener in tuple(self._listeners):
             try:

@@ -26,7 +26,7 @@ from dsh_nb.tools.approval import (
 )
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ApprovalError, HarnessError
-from dsh_nb.tools.pipeline import Allow, Ask, ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.execution import Allow, Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent, SessionLog
 

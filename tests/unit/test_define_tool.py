@@ -24,8 +24,8 @@ from dsh_nb.tools.definition import (
     tool,
 )
 from dsh_nb.tools.errors import ToolArgsError
+from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.jsonvalue import ABSENT
-from dsh_nb.tools.pipeline import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 
 INVALID_ARGS = {"name": "ToolArgsError", "code": "INVALID_ARGS"}
