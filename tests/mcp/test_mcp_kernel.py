@@ -13,6 +13,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,6 +262,7 @@ def test_another_process_connects_to_the_kernels_tools(kernel, served):
 
 def test_stop_frees_the_port_and_a_redefinition_notifies(kernel, served):
     notices: list[str] = []
+    ready = threading.Event()
 
     async def watch():
         async def on_message(message: Any) -> None:
@@ -271,20 +273,24 @@ def test_stop_frees_the_port_and_a_redefinition_notifies(kernel, served):
 
         async with client(served["url"], served["token"], on_message=on_message) as c:
             await c.list_tools()
+            ready.set()
             for _ in range(200):
                 if notices:
                     break
                 await asyncio.sleep(0.05)
-            return [t.description for t in (await c.list_tools()).tools]
+            # bypass: the client's cache eviction may run after our handler
+            listed = await c.list_tools(cache_mode="bypass")
+            return [t.description for t in listed.tools]
 
     cell = (
         '%%tool\ndef mul(a: int, b: int) -> str:\n    """{}"""\n    return str(a * b)\n'
     )
     kernel.run(cell.format("Multiply."))
     fut = start_client(watch)
-    time.sleep(1.0)
+    kernel.wait_for(ready.is_set, timeout=30, what="the watching client")
     kernel.run(cell.format("Multiply, redefined."))
     kernel.wait_for(fut.done, timeout=30)
+    assert notices, "no tools/list_changed reached the client"
     assert "Multiply, redefined." in fut.result()
     kernel.run("%tools serve --stop")
     port = int(served["url"].rsplit(":", 1)[1].split("/")[0])

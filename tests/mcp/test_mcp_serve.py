@@ -75,7 +75,9 @@ async def test_list_changed_in_the_handshake_era():
                 define_tool(name="mul", description="m", parameters={}, execute=str)
             )
             await _until(lambda: len(notices) == 1)
-            assert [t.name for t in (await c.list_tools()).tools] == ["add", "mul"]
+            assert [
+                t.name for t in (await c.list_tools(cache_mode="bypass")).tools
+            ] == ["add", "mul"]
             # A redefinition (dispose + register) is one notice, not two.
             dispose()
             registry.register(
@@ -84,7 +86,10 @@ async def test_list_changed_in_the_handshake_era():
             await _until(lambda: len(notices) == 2)
             await asyncio.sleep(0.2)
             assert len(notices) == 2
-            tools = {t.name: t.description for t in (await c.list_tools()).tools}
+            tools = {
+                t.name: t.description
+                for t in (await c.list_tools(cache_mode="bypass")).tools
+            }
             assert tools == {"add": "Add two numbers.", "mul": "m2"}
     finally:
         await server.stop()
@@ -103,7 +108,7 @@ async def test_list_changed_in_the_2026_era():
                 dispose()
                 event = await asyncio.wait_for(anext(events), 5)
                 assert type(event).__name__ == "ToolsListChanged"
-            assert (await c.list_tools()).tools == []
+            assert (await c.list_tools(cache_mode="bypass")).tools == []
     finally:
         await server.stop()
 
