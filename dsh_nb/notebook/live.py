@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
     from dsh_nb.tools.trace import TraceRecord
@@ -86,8 +87,10 @@ class LiveCall:
         *,
         call_id: str,
         agent: Agent,
+        signal: AbortSignal | None = None,
     ) -> None:
         self._state = state
+        self.signal = signal
         self.name = name
         self.arguments = arguments
         self.call_id = call_id
@@ -173,6 +176,15 @@ class LiveCall:
                 card.data, metadata=card.metadata, raw=True, display_id=True
             )
         return self
+
+    def attach(self, handle: DisplayHandle | None) -> None:
+        """Show the card through ``handle`` from now on (None: stop showing).
+
+        The MCP panel moves cards between its slots as new calls arrive.
+        """
+        self._handle = handle
+        if handle is not None:
+            self._refresh(now=True)
 
     def _refresh(self, *, now: bool = False) -> None:
         """Update the card; intermediate states coalesce per loop turn.
@@ -311,6 +323,7 @@ class LiveCall:
                     arguments=self.arguments,
                     agent=self.agent,
                     parent=None if outer is None else outer.token,
+                    signal=self.signal,
                 )
             )
         except BaseException:
