@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
     from dsh_nb.tools.trace import TraceRecord
@@ -85,8 +86,10 @@ class LiveCall:
         *,
         call_id: str,
         agent: Agent,
+        signal: AbortSignal | None = None,
     ) -> None:
         self._state = state
+        self.signal = signal
         self.name = name
         self.arguments = arguments
         self.call_id = call_id
@@ -172,6 +175,15 @@ class LiveCall:
                 card.data, metadata=card.metadata, raw=True, display_id=True
             )
         return self
+
+    def attach(self, handle: DisplayHandle | None) -> None:
+        """Show the card through ``handle`` from now on (None: stop showing).
+
+        The MCP panel moves cards between its slots as new calls arrive.
+        """
+        self._handle = handle
+        if handle is not None:
+            self._refresh(now=True)
 
     def _refresh(self, *, now: bool = False) -> None:
         """Update the card; intermediate states coalesce per loop turn.
@@ -308,6 +320,7 @@ class LiveCall:
                     name=self.name,
                     arguments=self.arguments,
                     agent=self.agent,
+                    signal=self.signal,
                 )
             )
         except BaseException:

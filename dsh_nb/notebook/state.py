@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.notebook.config import DshConfig
     from dsh_nb.tools._disposer import Disposer
+    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import (
         PreToolDecision,
         ToolExecution,
@@ -140,13 +141,19 @@ class KernelState:
         *,
         call_id: str | None = None,
         agent: Agent | None = None,
+        signal: AbortSignal | None = None,
     ) -> LiveCall:
         """Create the live card of one call; show it with ``.show()``."""
         if call_id is None:
             self._calls += 1
             call_id = f"call-{self._calls}"
         return LiveCall(
-            self, name, arguments, call_id=call_id, agent=agent or self.agent
+            self,
+            name,
+            arguments,
+            call_id=call_id,
+            agent=agent or self.agent,
+            signal=signal,
         )
 
 
