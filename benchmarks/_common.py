@@ -102,26 +102,32 @@ class Case:
 
 
 def interleaved(
-    cases: list[Case], *, rounds: int = 61, batch_ms: float = 5.0
+    cases: list[Case],
+    *,
+    rounds: int = 61,
+    batch_ms: float = 5.0,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[float]:
     """Median µs per call of each case, timed round-robin.
 
     Each round times one short batch of every case in turn, so a noisy
     neighbour on a shared machine slows every row alike and the ratios
     between rows hold even when the absolute numbers drift. Batch sizes
-    are calibrated first so each batch takes about ``batch_ms``.
+    are calibrated first so each batch takes about ``batch_ms``. With
+    ``clock=time.process_time`` a batch counts only this process's CPU
+    time, so time spent descheduled on a busy machine does not count.
     """
 
     async def batch(case: Case, n: int) -> float:
         call = case.call
-        start = time.perf_counter()
+        start = clock()
         if case.is_async:
             for _ in range(n):
                 await call()
         else:
             for _ in range(n):
                 call()
-        return time.perf_counter() - start
+        return clock() - start
 
     async def run() -> list[float]:
         sizes = []

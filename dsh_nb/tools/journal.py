@@ -70,9 +70,10 @@ def _event(type_: str, data: dict[str, Any]) -> FrozenDict:
 
 def record_call(session: SessionLog, execution: ToolExecution) -> None:
     """Write ``tool/call`` for a call whose arguments were just read."""
+    call_id, name = execution.call_id, execution.name
     data: dict[str, Any] = {
-        "callId": _text(execution.call_id),
-        "name": _text(execution.name),
+        "callId": call_id if type(call_id) is str else None,
+        "name": name if type(name) is str else None,
     }
     arguments = execution.arguments
     if arguments is not ABSENT:
@@ -100,8 +101,9 @@ def record_result(
     session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
 ) -> None:
     """Write ``tool/result``: the final result and its outcome."""
+    call_id = result.call_id
     data: dict[str, Any] = {
-        "callId": _text(result.call_id),
+        "callId": call_id if type(call_id) is str else None,
         "result": result_json(result),
         "status": outcome.status,
         "stage": outcome.stage,

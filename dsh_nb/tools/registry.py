@@ -29,7 +29,7 @@ from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
-    from dsh_nb.tools.trace import Recorder, TraceRecord
+    from dsh_nb.tools.trace import Recorder, Trace
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -37,9 +37,7 @@ _log = logging.getLogger("dsh_nb.tools")
 
 ToolGuard = Callable[[ToolExecution], "str | None"]
 ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
-TraceObserver = Callable[
-    [ToolExecution, ToolExecutionResult, "tuple[TraceRecord, ...]"], None
-]
+TraceObserver = Callable[[ToolExecution, ToolExecutionResult, "Trace"], None]
 _Plan = tuple[
     tuple[Callable[..., Any], ...],
     tuple[Callable[..., Any], ...],
@@ -401,7 +399,7 @@ class ToolRegistry:
             except BaseException as exc:  # noqa: BLE001 - never starve peers
                 _report(execution, "tools/result observer", exc)
         if rec is not None:
-            records = tuple(rec.records)
+            records = rec.trace()
             for tracer in tracers:
                 _contain(tracer, execution, result, "trace observer", records)
 

@@ -70,12 +70,14 @@ class SessionLog:
         For the core's journal (:mod:`dsh_nb.tools.journal`), whose parts
         are the call's own frozen arguments and result.
         """
-        self._record(event)
-        for listener in tuple(self._listeners):
-            try:
-                listener(event)
-            except Exception as exc:  # noqa: BLE001 - listeners never split a pair
-                _log.warning("session listener failed: %s", error_message(exc))
+        self._last[event["type"]] = len(self._events)
+        self._events.append(event)
+        if self._listeners:
+            for listener in tuple(self._listeners):
+                try:
+                    listener(event)
+                except Exception as exc:  # noqa: BLE001 - never split a pair
+                    _log.warning("session listener failed: %s", error_message(exc))
         return event
 
     def _record(self, event: FrozenDict) -> None:
