@@ -10,7 +10,7 @@ of the scope, then the scope's own tools replacing same-name globals in place.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools import pipeline
@@ -29,7 +29,7 @@ from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
-    from dsh_nb.tools.trace import Recorder, Trace
+    from dsh_nb.tools.trace import Recorder, TraceRecord
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -37,7 +37,9 @@ _log = logging.getLogger("dsh_nb.tools")
 
 ToolGuard = Callable[[ToolExecution], "str | None"]
 ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
-TraceObserver = Callable[[ToolExecution, ToolExecutionResult, "Trace"], None]
+TraceObserver = Callable[
+    [ToolExecution, ToolExecutionResult, "Sequence[TraceRecord]"], None
+]
 _Plan = tuple[
     tuple[Callable[..., Any], ...],
     tuple[Callable[..., Any], ...],

