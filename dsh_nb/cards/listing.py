@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+_PRE = "margin:0;white-space:pre;overflow-x:auto;user-select:text"
 
 
 def format_ms(ms: float) -> str:
@@ -43,6 +44,9 @@ def parameters_summary(schema: Mapping[str, Any]) -> str:
     parts = []
     for name, prop in properties.items():
         kind = prop.get("type", "any") if isinstance(prop, Mapping) else "any"
+        members = prop.get("anyOf") if isinstance(prop, Mapping) else None
+        if kind == "any" and isinstance(members, list):  # a union, e.g. X | None
+            kind = [m.get("type", "any") for m in members if isinstance(m, Mapping)]
         if isinstance(kind, list):
             kind = "|".join(str(k) for k in kind)
         text = f"{name}: {kind}{'*' if name in required else ''}"
@@ -113,10 +117,12 @@ class Table:
 
 
 class JsonListing(list[Any]):
-    """A plain list of JSON values that displays as collapsible JSON.
+    """A plain list of JSON values that displays as indented JSON text.
 
     ``tools = %tools --openai`` binds it; it is a ``list``, so it goes
-    straight into a model request.
+    straight into a model request. It shows as the JSON itself, ready to
+    select and copy, not as ``application/json``: JupyterLab renders that as
+    a collapsed tree ("root [] 1 item") that hides what a reader came for.
     """
 
     __slots__ = ()
@@ -127,7 +133,9 @@ class JsonListing(list[Any]):
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> dict[str, Any]:
-        return {"application/json": list(self), "text/plain": self._text()}
+        text = self._text()
+        html = f'<pre class="dsh-JsonListing" style="{_PRE}">{escape(text)}</pre>'
+        return {"text/plain": text, "text/html": html}
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # IPython's list printer would win over the bundle's text/plain.

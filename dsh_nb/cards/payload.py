@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from dsh_nb.cards.model import CardModel
+from dsh_nb.tools.shown import shown
 
 __all__ = ["card_payload"]
 
@@ -51,9 +52,9 @@ def _check_json(value: Any) -> None:
         elif isinstance(item, dict):
             for key in item:
                 if not isinstance(key, str):
-                    raise TypeError(f"JSON object keys must be str; got {key!r}")
+                    raise TypeError(f"JSON object keys must be str; got {shown(key)}")
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         else:
-            raise TypeError(f"{type(item).__name__} is not JSON: {item!r}")
+            raise TypeError(f"{type(item).__name__} is not JSON: {shown(item)}")

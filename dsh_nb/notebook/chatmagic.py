@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from dsh_nb.models.view import ChatReply
     from dsh_nb.notebook.state import KernelState
 
-__all__ = ["HELPER", "ChatMagics", "DshChat", "install"]
+__all__ = ["HELPER", "ChatMagics", "DshChat", "install", "kernel_chat"]
 
 HELPER = "__dsh_nb_chat_magic__"
 _CELL = re.compile(r"%%chat(?P<rest>(?:[ \t].*)?)\Z", re.S)
@@ -189,6 +189,18 @@ class ChatMagics(Magics):
         finally:
             chat.max_steps = saved
         del reply
+
+
+def kernel_chat() -> Chat | None:
+    """The conversation ``%%chat`` keeps in this kernel (None before one).
+
+    Save it for :func:`dsh_nb.replay`: ``json.dump(kernel_chat().messages, f)``.
+    """
+    from IPython.core.getipython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("ChatMagics") if shell else None
+    return getattr(magics, "conversation", None)
 
 
 def _client(provider: str, base_url: str | None, key: str) -> Any:

@@ -14,25 +14,57 @@ from __future__ import annotations
 
 import asyncio
 import html
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.models.view import ChatReply, ChatView
+from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView
 from dsh_nb.models.wire import ParsedCall
 
 if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.execution import ToolExecutionResult
     from dsh_nb.tools.session import Agent
 
-__all__ = ["CellChatView"]
+__all__ = ["CellChatView", "safe_markdown"]
 
 _EVERY = 0.05  # seconds between in-place updates of a streaming part
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_SCRIPT_LINK = re.compile(r"(\]\(\s*<?)\s*(?:javascript|vbscript|data)\s*:", re.I)
+
+
+def safe_markdown(text: str) -> str:
+    """Markdown with raw HTML disarmed: ``<`` becomes ``&lt;`` outside fences.
+
+    A model's text is shown as Markdown, and a frontend renders the HTML
+    inside trusted Markdown as it is (an ``<img onerror=...>`` would run).
+    Only fenced code blocks, found by CommonMark's own rules, keep ``<``;
+    everywhere else (inline code included, where it then reads ``&lt;``)
+    it is escaped, so no reading of the text can see a tag. Script links
+    lose their scheme and images become links (no request on display).
+    """
+    text = _SCRIPT_LINK.sub(r"\1#", text).replace("![", "\\![")
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines(keepends=True):
+        match = _FENCE.match(line.rstrip("\r\n"))
+        if fence is not None:
+            if match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
+                if not match[2].strip():
+                    fence = None
+            out.append(line)
+        elif match and not (match[1][0] == "`" and "`" in match[2]):
+            fence = match[1]
+            out.append(line)
+        else:
+            out.append(line.replace("<", "&lt;"))
+    return "".join(out)
 
 
 def _text_bundle(text: str) -> dict[str, Any]:
-    return {"text/markdown": text, "text/plain": text}
+    return {"text/markdown": safe_markdown(text), "text/plain": text}
 
 
 def _reasoning_bundle(text: str) -> dict[str, Any]:
@@ -95,7 +127,6 @@ class CellChatView(ChatView):
         self._text: _Part | None = None
         self._reasoning: _Part | None = None
         self._cards: dict[str, LiveCall] = {}
-        self._stopped: str | None = None
 
     @property
     def shown(self) -> bool:
@@ -115,7 +146,6 @@ class CellChatView(ChatView):
     def begin_step(self, step: int) -> None:
         self._close_parts()
         self._cards.clear()
-        self._stopped = None
 
     def text(self, delta: str) -> None:
         if not self.shown:
@@ -157,19 +187,18 @@ class CellChatView(ChatView):
     async def run_call(
         self,
         call: ParsedCall,
-        execute: Callable[[], Awaitable[ToolExecutionResult]],
-    ) -> ToolExecutionResult:
+        execute: Callable[[], Awaitable[CallAnswer]],
+    ) -> CallAnswer:
+        # The live card runs the call through the kernel registry (the
+        # chat's own), as ``registry.run`` with the chat's agent.
         self._close_parts()
         live = self._card(call)
         if call.error is not None:
-            return live.fail_before_pipeline(call.error)
+            return CallAnswer(
+                result=live.fail_before_pipeline(call.error), outcome=UNRUN
+            )
         result = await live
-        if live.status == "cancelled" and self._stopped is None:
-            self._stopped = f"an approval for {call.name!r} was cancelled"
-        return result
-
-    def stop_reason(self) -> str | None:
-        return self._stopped
+        return CallAnswer(result=result, outcome=live.outcome or UNRUN)
 
     def notice(self, text: str, *, kind: str) -> None:
         self._close_parts()

@@ -37,6 +37,7 @@ from dsh_nb.tools.jsonvalue import (
     NotJsonError,
     snapshot_json,
 )
+from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
@@ -68,7 +69,9 @@ def _text(value: object) -> str | None:
 
 
 def _event(type_: str, data: dict[str, Any]) -> FrozenDict:
-    return FrozenDict({"type": type_, "data": FrozenDict(data)})
+    # Lone surrogates become [U+D800]: the journal is written as UTF-8 and
+    # replayed into cards (a clean event is kept as it is, not copied).
+    return FrozenDict({"type": type_, "data": escape_tree(FrozenDict(data))})
 
 
 def record_call(session: SessionLog, execution: ToolExecution) -> None:

@@ -81,6 +81,9 @@ _set = object.__setattr__
 _DONE: Final = outcome_of("done", "execute", None)
 _OUTCOME_DENIALS: Final = {
     "rejected": 'the user rejected tool "{}"',
+    # Not the contract's text: under "never" nobody was asked, so the model
+    # and the card say the policy decided (the outcome stays "rejected").
+    "rejected-by-policy": 'approval policy "never" rejects tool "{}"',
     "cancelled": 'approval for tool "{}" was cancelled',
     "unavailable": 'tool "{}" requires approval, but no approval channel is available',
 }
@@ -204,7 +207,12 @@ class _Call:
         return None
 
     async def ask(self, decision: Ask) -> str | None:
-        from dsh_nb.tools.approval import OUTCOMES, ApprovalRequest
+        from dsh_nb.tools.approval import (
+            OUTCOMES,
+            ApprovalRequest,
+            ApprovalService,
+            effective_policy,
+        )
 
         ex = self.execution
         service = self.registry.approval
@@ -224,11 +232,18 @@ class _Call:
             reason=decision.reason,
             signal=ex.signal,
         )
+        # The service applies "never" before consulting anyone, so the policy
+        # in force now is the one that rejects, if it is "never".
+        by_policy = isinstance(service, ApprovalService) and (
+            effective_policy(service, ex.agent.session) == "never"
+        )
         outcome = await service.request(request)
         if type(outcome) is str and outcome in OUTCOMES:
             self.approval = outcome
             if outcome == "allowed-once":
                 return None
+            if outcome == "rejected" and by_policy:
+                return _OUTCOME_DENIALS["rejected-by-policy"].format(ex.name)
             return _OUTCOME_DENIALS[outcome].format(ex.name)
         try:
             shown = compact_json(outcome)
