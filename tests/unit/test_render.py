@@ -22,7 +22,6 @@ from dsh_nb.cards import (
     render_card,
 )
 from dsh_nb.cards import bundle as render
-from dsh_nb.cards import diffhtml as _diffhtml
 from dsh_nb.cards import linematch as _match
 from dsh_nb.cards.ansi import ansi_to_html_lines, strip_ansi
 from dsh_nb.cards.cardtext import fence, md_inline
@@ -878,7 +877,7 @@ def test_truncation_counts_every_hunk_row(
     assert shown == cut.shown <= min(total, limit) and cut.total == total
     if total > limit:
         assert cut.truncated is not None and cut.truncated.startswith(
-            f"diff truncated: {limit:,} of {total:,} rows shown "
+            f"diff truncated: {shown:,} of {total:,} rows shown "
             f"(limit {limit:,} rows per card)"
         )
         later = total - sum(h.total for h in cut.hunks())
