@@ -14,6 +14,8 @@ HTML, so both parts show the same content, bounded the same way:
   followed by its text, or ``{"more", "old", "new"}`` for rows a cut hides.
 - Content blocks, the raw input and terminal output are cut to the limits;
   a cut one says so in ``truncated``: ``{"shown", "total", "unit"}``.
+- ``limits`` (``maxOutputLines``, ``maxOutputChars``, ``maxDiffLines``),
+  where they differ from ``CardLimits()``: the renderer never draws more.
 - Terminal output is parsed here: ``outputSpans`` (``[text, style]``) and
   ``outputStyles`` (``{"fg"?, "bg"?, "bold"?, ...}``, colours ``#rrggbb``).
 """
@@ -27,6 +29,7 @@ from dsh_nb.cards.ansi import ansi_spans
 from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.hunks import FilePlan, Gap, Skip
 from dsh_nb.cards.layout import CardLayout
+from dsh_nb.cards.model import CardLimits
 
 __all__ = ["card_payload", "plan_json"]
 
@@ -153,6 +156,23 @@ def _result(card: CardLayout) -> dict[str, Any] | None:
     return out
 
 
+_DEFAULT = CardLimits()
+
+
+def _limits(card: CardLayout) -> dict[str, int]:
+    """The limits the renderer must keep to, where they differ from default."""
+    pairs = (
+        ("maxOutputLines", "max_output_lines"),
+        ("maxOutputChars", "max_output_chars"),
+        ("maxDiffLines", "max_diff_lines"),
+    )
+    return {
+        wire: getattr(card.limits, name)
+        for wire, name in pairs
+        if getattr(card.limits, name) != getattr(_DEFAULT, name)
+    }
+
+
 def card_payload(card: CardLayout) -> dict[str, Any]:
     """Build the JSON render intent of one call (wire names, JSON only)."""
     model = card.model
@@ -169,6 +189,9 @@ def card_payload(card: CardLayout) -> dict[str, Any]:
         out["result"] = result
     if model.approval is not None:
         out["approval"] = model.approval
+    limits = _limits(card)
+    if limits:
+        out["limits"] = limits
     if model.trace:
         out["trace"] = [
             {"stage": e.stage, "actor": e.actor, "decision": e.decision}
