@@ -19,6 +19,9 @@ from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
     from dsh_nb.cards import render_card
+    from dsh_nb.mcp.client import McpConnection, connect_mcp
+    from dsh_nb.mcp.server import McpServer, serve_mcp
+    from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
         call,
         dispatch,
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _NOTEBOOK = {
+    "Chat": "dsh_nb.models",
     "call": "dsh_nb.notebook.extension",
     "dispatch": "dsh_nb.notebook.extension",
     "guard": "dsh_nb.notebook.extension",
@@ -48,6 +52,11 @@ _NOTEBOOK = {
     "render_card": "dsh_nb.cards",
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
+    # MCP: the SDK and uvicorn load only when a server starts.
+    "McpConnection": "dsh_nb.mcp.client",
+    "McpServer": "dsh_nb.mcp.server",
+    "connect_mcp": "dsh_nb.mcp.client",
+    "serve_mcp": "dsh_nb.mcp.server",
 }
 
 
@@ -65,7 +74,11 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_TOOLS_ALL,
+    "Chat",
+    "McpConnection",
+    "McpServer",
     "call",
+    "connect_mcp",
     "dispatch",
     "guard",
     "load_ipython_extension",
@@ -76,5 +89,6 @@ __all__ = [
     "registry",
     "render_card",
     "replay",
+    "serve_mcp",
     "unload_ipython_extension",
 ]

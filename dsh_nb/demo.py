@@ -3,7 +3,8 @@
 It walks the quickstart notebook's story without a notebook: typed tools,
 what the model sees, a validation error the model can correct from, a
 policy that asks and a scripted person who answers, a guard, a shell
-command shown as a terminal card and a file edit shown as a diff card.
+command shown as a terminal card and a file edit shown as a diff card;
+then a short model-driven turn through the bundled replay server.
 Every card is printed as the ``text/plain`` part a notebook would show.
 """
 
@@ -185,6 +186,9 @@ async def run_demo(out: Callable[[str], None] = print) -> list[ToolExecutionResu
         out("")
         asked = len(agent.session.of_type("approval/asked"))
         out(f"session log: {len(agent.session)} events, {asked} approval asked")
+        from dsh_nb.demo_chat import run_model_turn
+
+        await run_model_turn(registry, agent, presenter, out)
         return results
 
 

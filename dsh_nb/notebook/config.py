@@ -3,14 +3,23 @@
 Set them with ``%config DshConfig.approval_policy = "never"`` in a cell, or
 ``c.DshConfig.approval_policy = "never"`` in ``ipython_config.py``; list them
 with ``%config DshConfig``. The extension reacts to changes while it runs.
+
+Setting a value is a transaction: a value the trait or its validator
+rejects (``"bogus"``, ``float("inf")``, ``-5``) leaves the previous value,
+and what depends on it (the timeout policy, the approval policy), in place.
+The rejection is one line on stderr, and the value is struck from the
+shell's config too, so ``%reload_ext`` and later calls never trip on it.
 """
 
 from __future__ import annotations
 
+import math
+import sys
+from copy import deepcopy
 from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 
 from dsh_nb.tools.approval import set_approval_policy
 
@@ -98,12 +107,74 @@ class DshConfig(Configurable):
     @validate("approval_timeout", "default_timeout_ms")
     def _positive(self, proposal: Any) -> float | None:
         value = proposal["value"]
-        if value is not None and not value > 0:
+        if value is not None and not (math.isfinite(value) and value > 0):
             name = proposal["trait"].name
             raise TraitError(
-                f"DshConfig.{name} must be a positive number or None, not {value!r}"
+                f"DshConfig.{name} must be a positive finite number or None, "
+                f"not {value!r}"
             )
         return value  # type: ignore[no-any-return]
+
+    def _load_config(
+        self,
+        cfg: Config,
+        section_names: list[str] | None = None,
+        traits: dict[str, Any] | None = None,
+    ) -> None:
+        """Apply each configured value on its own; a rejected one changes nothing.
+
+        traitlets applies a config section in one go and raises on the first
+        bad value, which ``%config`` only logs, after the shell has merged the
+        value into its own config; the next ``DshConfig(parent=shell)`` (a
+        ``%reload_ext``) would raise again. Here each value is its own
+        transaction: rejected, it is reported in one line and replaced by the
+        value in force, in this object's config and in the parent's.
+        """
+        if traits is None:
+            traits = self.traits(config=True)
+        mine = self._find_my_config(cfg)
+        for name, value in mine.items():
+            single = Config({type(self).__name__: {name: value}})
+            before = getattr(self, name) if name in traits else None
+            try:
+                super()._load_config(single, section_names, traits)
+            except Exception as exc:  # noqa: BLE001 - a rejected value is reported
+                if name in traits and getattr(self, name) != before:
+                    # An observer refused it after the trait took it: undo.
+                    setattr(self, name, before)
+                self._reject(name, value, exc)
+
+    def _reject(self, name: str, value: object, exc: BaseException) -> None:
+        kept = getattr(self, name)
+        reason = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
+        print(
+            f"DshConfig.{name}: rejected {_shown(value)}: {reason}; keeping {kept!r}",
+            file=sys.stderr,
+        )
+        self._strike(name)
+        # %config updates configurables in name order, so the shell merges
+        # the value into its config after us: strike it again once the cell
+        # is over.
+        events = getattr(self.parent, "events", None)
+        if events is not None:
+
+            def strike_later() -> None:
+                events.unregister("post_execute", strike_later)
+                self._strike(name)
+
+            events.register("post_execute", strike_later)
+
+    def _strike(self, name: str) -> None:
+        """Put the value in force back where a rejected one was stored."""
+        section = type(self).__name__
+        kept = getattr(self, name)
+        holders = [self.config]
+        parent_config = getattr(self.parent, "config", None)
+        if isinstance(parent_config, Config):
+            holders.append(parent_config)
+        for config in holders:
+            if config._has_section(section) and name in config[section]:
+                config[section][name] = deepcopy(kept)
 
     @observe("approval_policy")
     def _policy_changed(self, change: Any) -> None:
@@ -121,3 +192,11 @@ class DshConfig(Configurable):
             max_diff_lines=self.max_diff_lines,
             max_diff_bytes=self.max_diff_bytes,
         )
+
+
+def _shown(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile value is still reported
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.notebook.listeners import (
     guard,
     on_result,
@@ -104,11 +104,18 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         configurables.append(config)
         state.disposers.append(lambda: _remove(configurables, config))
         state.disposers.append(magics.install(ip, state))
+        state.disposers.append(_install_chat(ip, state))
         state.disposers.append(_install_approvals(state))
     except BaseException:
         state.dispose()
         raise
     _state = state
+
+
+def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
+    from dsh_nb.notebook import chatmagic
+
+    return chatmagic.install(ip, state)
 
 
 def _install_approvals(state: KernelState) -> Callable[[], object]:
@@ -154,38 +161,51 @@ async def call(name: str, /, **args: Any) -> ToolExecutionResult:
 async def dispatch(
     message_or_tool_calls: object, *, agent: Agent | None = None
 ) -> list[dict[str, Any]]:
-    """Run a model's tool calls in order; return the messages to send back.
+    """Run a model's tool calls in order; return what to send back.
 
     Parameters
     ----------
     message_or_tool_calls
         An OpenAI-style assistant message (a dict with ``tool_calls``, or an
-        SDK object with ``.tool_calls``) or the list of tool calls itself.
+        SDK object with ``.tool_calls``) or the list of tool calls itself;
+        or an Anthropic assistant message (``content`` with ``tool_use``
+        blocks, a dict or an SDK ``Message``) or its list of blocks.
     agent
         The scope the calls run as; the notebook's default agent if None.
 
     Returns
     -------
     list of dict
-        One ``{"role": "tool", "tool_call_id", "content"}`` per call, then
-        one ``{"role": "user"}`` message carrying the step's
-        ``additionalContext``, if any call produced some.
+        OpenAI: one ``{"role": "tool", "tool_call_id", "content"}`` per
+        call, then one ``{"role": "user"}`` message carrying the step's
+        ``additionalContext``, if any call produced some. Anthropic: one
+        ``tool_result`` block per call, then the context as ``text`` blocks;
+        send them as the ``content`` of the next user message.
     """
     state = current_state()
-    messages: list[dict[str, Any]] = []
+    anthropic = wire.message_format(message_or_tool_calls) == "anthropic"
+    answers: list[dict[str, Any]] = []
     results: list[ToolExecutionResult] = []
     for parsed in wire.parse_tool_calls(message_or_tool_calls):
         live = state.new_call(
             parsed.name, parsed.arguments, call_id=parsed.call_id, agent=agent
         ).show()
+        answer: ToolExecutionResult | str
         if parsed.error is not None:
             live.fail_before_pipeline(parsed.error)
-            messages.append(wire.tool_message(parsed.call_id, parsed.error))
-            continue
-        result = await live
-        results.append(result)
-        messages.append(wire.tool_message(parsed.call_id, result))
-    extra = wire.context_message(results)
-    if extra is not None:
-        messages.append(extra)
-    return messages
+            answer = parsed.error
+        else:
+            answer = await live
+            results.append(answer)
+        answers.append(
+            wire.tool_result_block(parsed.call_id, answer)
+            if anthropic
+            else wire.tool_message(parsed.call_id, answer)
+        )
+    if anthropic:
+        answers.extend(wire.context_blocks(results))
+    else:
+        extra = wire.context_message(results)
+        if extra is not None:
+            answers.append(extra)
+    return answers

@@ -35,7 +35,7 @@ from dsh_nb.cards.listing import (
     format_ms,
     parameters_summary,
 )
-from dsh_nb.notebook import wire
+from dsh_nb.models import wire
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (
@@ -64,16 +64,28 @@ if TYPE_CHECKING:
     # IPython's magic_arguments is untyped; these are its real signatures.
     def magic_arguments() -> _Decorator: ...
     def argument(*args: Any, **kwargs: Any) -> _Decorator: ...
-    def parse_argstring(magic_func: Callable[..., Any], argstring: str) -> Any: ...
+    def _parse_argstring(magic_func: Callable[..., Any], argstring: str) -> Any: ...
 
 else:
-    from IPython.core.magic_arguments import (
-        argument,
-        magic_arguments,
-        parse_argstring,
-    )
+    from IPython.core.magic_arguments import argument, magic_arguments
+    from IPython.core.magic_arguments import parse_argstring as _parse_argstring
 
-__all__ = ["ToolMagics", "install"]
+__all__ = ["ToolMagics", "install", "parse_argstring"]
+
+
+def parse_argstring(magic_func: Callable[..., Any], line: str, magic: str) -> Any:
+    """Parse a magic line; a line that cannot be split is a ``UsageError``.
+
+    IPython's splitter raises ``ValueError`` for an unclosed quote, which
+    would show as a traceback; ``magic`` (``%tool_policy``) names the line.
+    """
+    try:
+        return _parse_argstring(magic_func, line)
+    except ValueError as exc:
+        reason = str(exc).lower() or "cannot be split into words"
+        raise UsageError(
+            f"{magic} {line.strip()}: {reason}; close the quote or escape it"
+        ) from None
 
 
 @magics_class
@@ -110,7 +122,7 @@ class ToolMagics(Magics):
 
             %%tool search --ask --description "Search the notes"
         """
-        args = parse_argstring(self.tool, line)  # type: ignore[misc]
+        args = parse_argstring(self.tool, line, "%%tool")  # type: ignore[misc]
         shell = self.shell
         assert shell is not None
         if args.ask and args.deny:
@@ -182,7 +194,7 @@ class ToolMagics(Magics):
             tools = %tools --openai
             %tools --anthropic
         """
-        args = parse_argstring(self.tools, line)  # type: ignore[misc]
+        args = parse_argstring(self.tools, line, "%tools")  # type: ignore[misc]
         chosen = [f for f in ("json", "openai", "anthropic") if getattr(args, f)]
         if len(chosen) > 1:
             raise UsageError(f"%tools takes one format, not {', '.join(chosen)}")
@@ -286,7 +298,7 @@ class ToolMagics(Magics):
             %tool_policy
             %tool_policy --clear search
         """
-        args = parse_argstring(self.tool_policy, line)  # type: ignore[misc]
+        args = parse_argstring(self.tool_policy, line, "%tool_policy")  # type: ignore[misc]
         table = self.state.policies
         if args.clear:
             names = ([args.policy] if args.policy else []) + args.names
@@ -332,7 +344,7 @@ class ToolMagics(Magics):
             %tool_log
             %tool_log --save session.jsonl
         """
-        args = parse_argstring(self.tool_log, line)  # type: ignore[misc]
+        args = parse_argstring(self.tool_log, line, "%tool_log")  # type: ignore[misc]
         session = self.state.agent.session
         if args.save:
             path = unquote(args.save)
@@ -362,8 +374,7 @@ def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     magics = ToolMagics(shell, state)
     shell.register_magics(magics)
     transformer = CallTransformer(shell, magics.call_in_cell)
-    shell.input_transformers_cleanup.append(transformer)
-    transformer._ensure_helper()
+    untransform = transformer.install()
 
     def undo() -> None:
         manager = shell.magics_manager
@@ -373,9 +384,7 @@ def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
                     del manager.magics[kind][name]
         if manager.registry.get(type(magics).__name__) is magics:
             del manager.registry[type(magics).__name__]
-        cleanup = shell.input_transformers_cleanup
-        if transformer in cleanup:
-            cleanup.remove(transformer)
+        untransform()
         for namespace in (shell.user_ns, shell.user_ns_hidden):
             if namespace.get(HELPER) == magics.call_in_cell:
                 del namespace[HELPER]

@@ -97,10 +97,12 @@ class KernelState:
         self.config.session = None
 
     def _install_timeout(self, default_ms: float | None) -> None:
-        if self._timeout is not None:
-            self._timeout()
+        # The new policy is built before the old one goes: a value it refuses
+        # leaves the deadline in force (a transaction, not a gap).
         policy = TimeoutPolicy(default_timeout_ms=default_ms)
-        self._timeout = policy.install(self.registry)
+        previous, self._timeout = self._timeout, policy.install(self.registry)
+        if previous is not None:
+            previous()
 
     def _timeout_changed(self, change: Any) -> None:
         self._install_timeout(change["new"])

@@ -7,6 +7,7 @@ parser and the steps are testable one by one.
 from __future__ import annotations
 
 import ast
+import math
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -37,7 +38,7 @@ def parse_timeout(text: str) -> float:
     """Read ``500ms``, ``5s``, ``2m`` or a bare number of seconds as ms."""
     match = _DURATION.match(text)
     value = float(match[1]) * _UNITS[match[2]] if match else 0.0
-    if not value > 0:
+    if not (math.isfinite(value) and value > 0):
         raise UsageError(
             f"invalid --timeout {text!r}; write 500ms, 5s, 2m or a number of seconds"
         )

@@ -22,6 +22,12 @@ def test_demo_runs_headless_and_prints_every_card() -> None:
     assert "-beta\n+BETA" in out
     assert 'Error: unknown tool "serch"' in out
     assert "1 approval asked" in out
+    # The model-driven turn, through the loopback replay server and the SDK.
+    turn = out[out.index("A model in the loop") :]
+    assert "assistant: Let me work that out." in turn
+    assert '--- model called add({"a": 20, "b": 22})\n[done] add — 42' in turn
+    assert "[done] $ cat notes.txt (exit 0)" in turn
+    assert turn.rstrip().endswith("2 steps · 442 in · 58 out tokens")
 
 
 def test_bad_usage_exits_2() -> None:

@@ -74,6 +74,7 @@ def fresh_shell() -> Iterator[InteractiveShell]:
     ip.run_cell(f"%unload_ext {EXT}")
     ip.reset(new_session=False)
     ip.config.pop("DshConfig", None)
+    ip.config.pop("DshChat", None)
     loaded = ip.run_cell(f"%load_ext {EXT}")
     assert loaded.success, loaded.error_in_exec
     ip.run_cell('%config DshConfig.frontend = "headless"')

@@ -11,7 +11,8 @@ import pytest
 from ipshell import fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_nb.notebook import extension, wire
+from dsh_nb.models import wire
+from dsh_nb.notebook import extension
 from dsh_nb.tools.execution import ToolExecutionResult, text_result
 
 SCHEMAS = [
@@ -260,3 +261,79 @@ def test_dispatch_with_no_tool_calls(ip: InteractiveShell) -> None:
         ip, "messages = await ext.dispatch({'role': 'assistant', 'content': 'hi'})"
     )
     assert ip.user_ns["messages"] == [] and cell.outputs == ()
+
+
+# An Anthropic Messages assistant message (anthropic-version 2023-06-01 shape)
+# asking for the same four calls as RECORDED, as tool_use blocks.
+RECORDED_ANTHROPIC: dict[str, Any] = {
+    "id": "msg_01",
+    "type": "message",
+    "role": "assistant",
+    "content": [
+        {"type": "text", "text": "Let me run these."},
+        {
+            "type": "tool_use",
+            "id": "toolu_ok",
+            "name": "add",
+            "input": {"a": 2, "b": 3},
+        },
+        {
+            "type": "tool_use",
+            "id": "toolu_denied",
+            "name": "shell",
+            "input": {"cmd": "ls"},
+        },
+        {
+            "type": "tool_use",
+            "id": "toolu_context",
+            "name": "add",
+            "input": {"a": 40, "b": 2},
+        },
+    ],
+    "stop_reason": "tool_use",
+}
+
+
+def test_dispatch_an_anthropic_message(ip: InteractiveShell) -> None:
+    run(ip, TOOLS)
+    run(ip, SHELL)
+    run(ip, CONTEXT)
+    ip.user_ns["message"] = RECORDED_ANTHROPIC
+    cell = run(ip, "blocks = await ext.dispatch(message)")
+    assert cell.error is None
+    assert ip.user_ns["blocks"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_ok", "content": "5"},
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_denied",
+            "content": 'Error: tool "shell" is denied by %tool_policy',
+            "is_error": True,
+        },
+        {"type": "tool_result", "tool_use_id": "toolu_context", "content": "42"},
+        {"type": "text", "text": "The answer is 42."},
+    ]
+    assert [(c["callId"], c["status"]) for c in cell.final_cards().values()] == [
+        ("toolu_ok", "done"),
+        ("toolu_denied", "denied"),
+        ("toolu_context", "done"),
+    ]
+
+
+def test_dispatch_an_anthropic_sdk_message(ip: InteractiveShell) -> None:
+    from anthropic.types import Message
+
+    run(ip, TOOLS)
+    ip.user_ns["message"] = Message.model_validate(
+        {
+            **RECORDED_ANTHROPIC,
+            "model": "m",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+            "content": RECORDED_ANTHROPIC["content"][:2],
+            "stop_sequence": None,
+        }
+    )
+    run(ip, "import dsh_nb.notebook.extension as ext")
+    run(ip, "blocks = await ext.dispatch(message.content)")
+    assert ip.user_ns["blocks"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_ok", "content": "5"}
+    ]

@@ -144,6 +144,92 @@ def test_config_rejects_bad_values(ip: InteractiveShell) -> None:
     assert state.config.approval_policy == "ask"
 
 
+SLOW = """%%tool
+async def slow(seconds: float) -> str:
+    import asyncio
+    await asyncio.sleep(seconds)
+    return "late"
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("default_timeout_ms", "float('inf')"),
+        ("default_timeout_ms", "float('nan')"),
+        ("default_timeout_ms", "-1"),
+        ("default_timeout_ms", "0"),
+        ("approval_timeout", "float('inf')"),
+        ("approval_timeout", "float('-inf')"),
+        ("approval_timeout", "float('nan')"),
+        ("max_output_lines", "-3"),
+        ("max_output_chars", "float('inf')"),
+        ("max_diff_bytes", "-1"),
+        ("approval_policy", "'bogus'"),
+        ("frontend", "42"),
+    ],
+)
+def test_a_rejected_value_keeps_the_previous_one(
+    ip: InteractiveShell, name: str, value: str
+) -> None:
+    state = extension.current_state()
+    run(ip, "%config DshConfig.default_timeout_ms = 30")
+    run(ip, "%config DshConfig.approval_timeout = 5")
+    before = getattr(state.config, name)
+    cell = run(ip, f"%config DshConfig.{name} = {value}")
+    assert getattr(state.config, name) == before
+    [line] = cell.stderr.strip().splitlines()
+    assert line.startswith(f"DshConfig.{name}: rejected ")
+    assert line.endswith(f"keeping {before!r}")
+    assert ip.config.DshConfig[name] == before  # struck from the shell's config
+
+
+def test_an_infinite_default_timeout_keeps_the_deadline(ip: InteractiveShell) -> None:
+    run(ip, SLOW)
+    run(ip, "%config DshConfig.default_timeout_ms = 20")
+    run(ip, "%config DshConfig.default_timeout_ms = float('inf')")
+    card = run(ip, '%call slow {"seconds": 1}').cards()[-1]
+    assert card["status"] == "timed-out"
+    assert card["result"]["content"][0]["text"] == (
+        "Error: tool call timed out after 20ms"
+    )
+
+
+def test_a_rejected_value_never_breaks_reload_or_calls(ip: InteractiveShell) -> None:
+    run(ip, SLOW)
+    run(ip, "%config DshConfig.default_timeout_ms = 20")
+    run(ip, '%config DshConfig.approval_policy = "never"')
+    run(ip, '%config DshConfig.approval_policy = "bogus"')
+    run(ip, "%config DshConfig.default_timeout_ms = float('inf')")
+    reloaded = run(ip, f"%reload_ext {EXT}")
+    assert reloaded.error is None and reloaded.stderr == ""
+    state = extension.current_state()
+    assert state.config.approval_policy == "never"
+    assert state.config.default_timeout_ms == 20
+    run(ip, SLOW)
+    cell = run(ip, 'import dsh_nb\nr = await dsh_nb.call("slow", seconds=1)')
+    assert cell.error is None
+    assert ip.user_ns["r"].text == "Error: tool call timed out after 20ms"
+
+
+def test_a_bad_value_in_ipython_config_is_reported_at_load() -> None:
+    ip = InteractiveShell.instance()
+    ip.run_cell(f"%unload_ext {EXT}")
+    ip.config.pop("DshConfig", None)
+    ip.config.DshConfig.approval_policy = "bogus"
+    ip.config.DshConfig.max_output_lines = 7
+    try:
+        cell = run(ip, f"%load_ext {EXT}")
+        assert cell.error is None
+        assert "DshConfig.approval_policy: rejected 'bogus'" in cell.stderr
+        state = extension.current_state()
+        assert state.config.approval_policy == "ask"
+        assert state.config.max_output_lines == 7
+    finally:
+        ip.config.pop("DshConfig", None)
+        ip.run_cell(f"%unload_ext {EXT}")
+
+
 def test_config_from_ipython_config_applies_at_load() -> None:
     ip = InteractiveShell.instance()
     ip.run_cell(f"%unload_ext {EXT}")

@@ -107,7 +107,9 @@ def test_parse_timeout(text: str, ms: float) -> None:
     assert parse_timeout(text) == ms
 
 
-@pytest.mark.parametrize("text", ["0", "5x", "-1s", "s", ""])
+@pytest.mark.parametrize(
+    "text", ["0", "5x", "-1s", "s", "", "9" * 400, "9" * 400 + "ms"]
+)
 def test_parse_timeout_rejects(text: str) -> None:
     with pytest.raises(UsageError, match="invalid --timeout"):
         parse_timeout(text)
@@ -279,6 +281,52 @@ def test_call_transform(ip: InteractiveShell) -> None:
     assert "run_line_magic('call', 'add {}')" in indented
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        's = """\n%call add {}\n"""\n',
+        "s = '''x\n%call add {}\ny = %call add {}\n'''\n",
+        "# %call add {}\n",
+        "x = 1  # %call add {}\n",
+        "%%writefile out.txt\n%call add {}\nres = %call add {}\n",
+        "%%capture\n%call add {}\n",
+        "%call?\n",
+    ],
+)
+def test_call_transform_leaves_strings_comments_and_cell_magics(
+    ip: InteractiveShell, code: str
+) -> None:
+    assert "__dsh_nb_call_magic__" not in ip.transform_cell(code)
+
+
+def test_call_inside_a_string_stays_text(ip: InteractiveShell) -> None:
+    run(ip, ADD)
+    cell = run(ip, 'doc = """\n%call add {"a": 1}\n"""\nx = 1\n%call add {"a": 2}\n')
+    assert cell.error is None
+    assert ip.user_ns["doc"] == '\n%call add {"a": 1}\n'
+    assert [c["status"] for c in cell.final_cards().values()] == ["done"]
+    assert cell.cards()[-1]["result"]["content"][0]["text"] == "4"
+
+
+def test_writefile_keeps_its_call_lines(ip: InteractiveShell, tmp_path: Path) -> None:
+    run(ip, ADD)
+    target = tmp_path / "calls.txt"
+    body = '%call add {"a": 1}\nres = %call add {}\n'
+    cell = run(ip, f"%%writefile {target}\n{body}")
+    assert cell.error is None and cell.cards() == []
+    assert target.read_text() == body
+
+
+def test_call_transform_is_removed_on_unload(ip: InteractiveShell) -> None:
+    tokens = ip.input_transformer_manager.token_transformers
+    assert sum(t.__name__ == "CallLine" for t in tokens) == 1
+    run(ip, "%unload_ext dsh_nb.notebook.extension")
+    assert not any(t.__name__ == "CallLine" for t in tokens)
+    assert "__dsh_nb_call_magic__" not in ip.transform_cell("%call add {}\n")
+    run(ip, "%load_ext dsh_nb.notebook.extension")
+    assert sum(t.__name__ == "CallLine" for t in tokens) == 1
+
+
 def test_call_survives_a_namespace_reset(ip: InteractiveShell) -> None:
     run(ip, ADD)
     run(ip, "%reset -f")
@@ -393,6 +441,23 @@ def test_tool_policy_mistakes(ip: InteractiveShell) -> None:
     assert "did you mean 'deny'?" in usage_error(run(ip, "%tool_policy dney add"))
     assert "needs tool names" in usage_error(run(ip, "%tool_policy ask"))
     assert "unknown policy 'maybe'" in usage_error(run(ip, "%tool_policy maybe x"))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "%tool_policy deny 'unterminated",
+        '%tool_policy ask "a b',
+        "%tools --json 'x",
+        "%tool_log --save 'out.jsonl",
+        "%%tool 'add\ndef add(a: int) -> str:\n    return str(a)\n",
+    ],
+)
+def test_an_unclosed_quote_is_a_usage_error(ip: InteractiveShell, code: str) -> None:
+    message = usage_error(run(ip, code))
+    assert "no closing quotation; close the quote or escape it" in message
+    assert message.startswith(code.split()[0])
+    assert run(ip, "%tool_policy").result.result.rows == []
 
 
 # --- %tool_log -----------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 The OpenAI Chat Completions and Anthropic Messages shapes, as plain
 functions on plain data, with no IPython: a script that talks to a model can
-use them as they are, and the notebook's ``%tools --openai`` and ``dispatch``
-are thin wrappers around them.
+use them as they are; ``Chat``, the notebook's ``%tools --openai`` and
+``dispatch`` are thin wrappers around them. A message is read in either
+shape: OpenAI's ``tool_calls`` or Anthropic's ``tool_use`` content blocks.
 """
 
 from __future__ import annotations
@@ -18,13 +19,17 @@ from dsh_nb.tools.jsonvalue import compact_json, to_plain
 
 __all__ = [
     "ParsedCall",
+    "context_blocks",
     "context_message",
+    "context_texts",
+    "message_format",
     "parse_arguments",
     "parse_tool_calls",
     "result_text",
     "to_anthropic_tools",
     "to_openai_tools",
     "tool_message",
+    "tool_result_block",
 ]
 
 BAD_ARGUMENTS: Final = "Error: tool call arguments are not valid JSON: {}"
@@ -100,6 +105,65 @@ def _field(obj: object, key: str) -> Any:
     return getattr(obj, key, None)
 
 
+_ANTHROPIC_BLOCKS: Final = frozenset(
+    {"tool_use", "text", "thinking", "redacted_thinking", "server_tool_use"}
+)
+
+
+def _block_type(block: object) -> object:
+    return _field(block, "type")
+
+
+def message_format(message_or_calls: object) -> str:
+    """Say which wire shape a message is in: ``"anthropic"`` or ``"openai"``.
+
+    An Anthropic assistant message carries its calls as ``tool_use`` blocks
+    in ``content`` (a list); everything else is read as OpenAI's.
+    """
+    if isinstance(message_or_calls, Sequence) and not isinstance(
+        message_or_calls, (str, bytes)
+    ):
+        if any(_block_type(b) in _ANTHROPIC_BLOCKS for b in message_or_calls):
+            return "anthropic"
+        return "openai"
+    if _field(message_or_calls, "tool_calls") is not None:
+        return "openai"
+    content = _field(message_or_calls, "content")
+    if isinstance(content, Sequence) and not isinstance(content, (str, bytes)):
+        return "anthropic"
+    return "openai"
+
+
+def _anthropic_calls(message_or_blocks: object) -> list[ParsedCall]:
+    blocks = message_or_blocks
+    if not isinstance(blocks, Sequence):
+        blocks = _field(message_or_blocks, "content")
+    out: list[ParsedCall] = []
+    for index, block in enumerate(blocks or ()):
+        if _block_type(block) != "tool_use":
+            continue
+        call_id = _field(block, "id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"toolu_{index}"
+        name = _field(block, "name")
+        if not isinstance(name, str) or not name:
+            out.append(
+                ParsedCall(
+                    call_id=call_id,
+                    name="",
+                    arguments=None,
+                    error="Error: tool call has no function name",
+                )
+            )
+            continue
+        arguments, problem = parse_arguments(_field(block, "input"))
+        error = None if problem is None else BAD_ARGUMENTS.format(problem)
+        out.append(
+            ParsedCall(call_id=call_id, name=name, arguments=arguments, error=error)
+        )
+    return out
+
+
 def _tool_calls(message_or_calls: object) -> Sequence[Any]:
     if isinstance(message_or_calls, (str, bytes)):
         raise TypeError(
@@ -124,13 +188,19 @@ def _tool_calls(message_or_calls: object) -> Sequence[Any]:
 
 
 def parse_tool_calls(message_or_calls: object) -> list[ParsedCall]:
-    """Read OpenAI-style tool calls from a message, an SDK object or a list.
+    """Read tool calls from a message, an SDK object or a list, in order.
 
-    Each call is ``{"id", "type": "function", "function": {"name",
-    "arguments": "<json>"}}`` (a dict or an object with those attributes).
-    A call whose arguments are not JSON is returned with ``error`` set, so
-    the model gets an error message for it instead of the step failing.
+    OpenAI calls are ``{"id", "type": "function", "function": {"name",
+    "arguments": "<json>"}}``; Anthropic calls are ``{"type": "tool_use",
+    "id", "name", "input"}`` blocks of an assistant message's ``content``
+    (dicts or objects with those attributes). A call whose arguments are not
+    JSON is returned with ``error`` set, so the model gets an error message
+    for it instead of the step failing.
     """
+    if not isinstance(message_or_calls, (str, bytes)) and (
+        message_format(message_or_calls) == "anthropic"
+    ):
+        return _anthropic_calls(message_or_calls)
     out: list[ParsedCall] = []
     for index, call in enumerate(_tool_calls(message_or_calls)):
         call_id = _field(call, "id")
@@ -173,6 +243,29 @@ def tool_message(call_id: str, content: ToolExecutionResult | str) -> dict[str, 
     return {"role": "tool", "tool_call_id": call_id, "content": text}
 
 
+def tool_result_block(
+    call_id: str, content: ToolExecutionResult | str, *, is_error: bool | None = None
+) -> dict[str, Any]:
+    """One Anthropic ``tool_result`` block answering ``call_id``.
+
+    ``is_error`` defaults to the result's own flag (True for a plain error
+    string, which is only ever passed for a call that could not run).
+    """
+    if isinstance(content, str):
+        text, error = content, True if is_error is None else is_error
+    else:
+        text = result_text(content)
+        error = content.is_error if is_error is None else is_error
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": text,
+    }
+    if error:
+        block["is_error"] = True
+    return block
+
+
 def _context_text(context: Any) -> str:
     blocks = context.get("content") if isinstance(context, Mapping) else None
     if isinstance(blocks, Sequence) and not isinstance(blocks, (str, bytes)):
@@ -188,6 +281,15 @@ def _context_text(context: Any) -> str:
     return compact_json(to_plain(context))
 
 
+def context_texts(results: Iterable[ToolExecutionResult]) -> list[str]:
+    """The step's ``additionalContext`` as texts, in call order."""
+    return [
+        _context_text(r.additional_context)
+        for r in results
+        if r.additional_context is not None
+    ]
+
+
 def context_message(
     results: Iterable[ToolExecutionResult],
 ) -> dict[str, Any] | None:
@@ -196,11 +298,15 @@ def context_message(
     The contract (§4.16) buffers context until after every tool result of
     the step, so tool-call/result adjacency is never broken.
     """
-    texts = [
-        _context_text(r.additional_context)
-        for r in results
-        if r.additional_context is not None
-    ]
+    texts = context_texts(results)
     if not texts:
         return None
     return {"role": "user", "content": "\n\n".join(texts)}
+
+
+def context_blocks(results: Iterable[ToolExecutionResult]) -> list[dict[str, Any]]:
+    """The step's ``additionalContext`` as Anthropic text blocks.
+
+    They go after every ``tool_result`` block of the same user message.
+    """
+    return [{"type": "text", "text": t} for t in context_texts(results)]

@@ -1,0 +1,354 @@
+"""The MCP handlers over a live ``ToolRegistry``: list, call, notify.
+
+A new low-level ``mcp.server.Server`` is built for every start (a session
+manager runs only once); this adapter is what outlives it. Each MCP client
+session is one :class:`~dsh_nb.tools.session.Agent`, named after the
+client's ``clientInfo``, so policies, restrictions and guards can target a
+client, and each call runs inside an open turn on that agent's log.
+
+``tools/list_changed`` differs between the protocol eras the SDK speaks:
+
+* handshake era (``initialize``, up to 2025-11-25): the SDK has no public
+  broadcast outside a request, so every connection is remembered (weakly)
+  when it first sends a request, and told on its standalone stream;
+* 2026-07-28 era: no connection outlives a request; clients hear changes
+  through ``subscriptions/listen``, fed by one subscription bus.
+
+Changes are coalesced: a redefinition (dispose, then register) is one
+notification, sent on the next loop turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dsh_nb.tools.abort import AbortController, AbortError
+from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.session import Agent
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server import Server
+    from mcp.server.context import ServerRequestContext
+
+    from dsh_nb.tools.abort import AbortSignal
+    from dsh_nb.tools.registry import ToolRegistry
+
+__all__ = ["CallRunner", "RegistryAdapter", "run_in_turn"]
+
+_log = logging.getLogger(__name__)
+
+# How long a cancelled call may take to settle (audit, card) before the
+# handler lets the SDK finish the cancellation anyway.
+_SETTLE_S = 5.0
+_MAX_MODERN_AGENTS = 256
+
+
+class CallRunner(Protocol):
+    """How one served call runs: the pipeline, maybe shown as a card."""
+
+    def __call__(
+        self,
+        *,
+        agent: Agent,
+        name: str,
+        arguments: Any,
+        call_id: str,
+        signal: AbortSignal,
+    ) -> Awaitable[ToolExecutionResult]: ...
+
+
+class _Turns:
+    """One open turn per agent while any of its calls runs."""
+
+    def __init__(self) -> None:
+        self._active: dict[Agent, int] = {}
+
+    def enter(self, agent: Agent) -> bool:
+        active = self._active.get(agent, 0)
+        if active == 0:
+            if agent.session.in_open_turn():
+                return False  # someone else's turn: leave it alone
+            agent.session.start_turn()
+        self._active[agent] = active + 1
+        return True
+
+    def exit(self, agent: Agent, opened: bool) -> None:
+        if not opened:
+            return
+        active = self._active.get(agent, 1) - 1
+        if active <= 0:
+            self._active.pop(agent, None)
+            agent.session.end_turn()
+        else:
+            self._active[agent] = active
+
+
+def run_in_turn(registry: ToolRegistry) -> CallRunner:
+    """The plain runner: ``registry.execute`` inside the agent's open turn."""
+    turns = _Turns()
+
+    async def run(
+        *,
+        agent: Agent,
+        name: str,
+        arguments: Any,
+        call_id: str,
+        signal: AbortSignal,
+    ) -> ToolExecutionResult:
+        opened = turns.enter(agent)
+        try:
+            return await registry.execute(
+                ToolExecutionInput(
+                    call_id=call_id,
+                    name=name,
+                    arguments=arguments,
+                    agent=agent,
+                    signal=signal,
+                )
+            )
+        finally:
+            turns.exit(agent, opened)
+
+    return run
+
+
+def _client_name(ctx: ServerRequestContext[Any, Any]) -> tuple[str, str]:
+    params = ctx.session.client_params
+    if params is None:
+        return "mcp-client", ""
+    info = params.client_info
+    return (info.name or "mcp-client"), (info.version or "")
+
+
+class RegistryAdapter:
+    """Serve one registry to MCP clients; survives restarts of the server."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        runner: CallRunner | None = None,
+        on_agent: Callable[[Agent], object] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.runner = runner if runner is not None else run_in_turn(registry)
+        self.on_agent = on_agent
+        self.agents: dict[object, Agent] = {}
+        self.calls_in_flight = 0
+        self._ids = itertools.count(1)
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._bus: Any = None
+        self._listen: Any = None
+        self._pending_notice = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._dispose_change = registry.on_change(self._changed)
+
+    def close(self) -> None:
+        """Stop listening to the registry and end the listen streams."""
+        self._dispose_change()
+        self._end_listen()
+
+    def _end_listen(self) -> None:
+        if self._listen is not None:
+            self._listen.close()
+            self._listen = None
+
+    # --- the low-level server, new per start ----------------------------------
+
+    def build(self, loop: asyncio.AbstractEventLoop) -> Server[Any]:
+        """A fresh low-level server whose handlers read this registry."""
+        from mcp.server import NotificationOptions, Server
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        self._loop = loop
+        self._end_listen()
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        adapter = self
+
+        class _Server(Server[Any]):
+            # Streamable HTTP asks for options with no arguments, which would
+            # advertise listChanged=False; ours changes, and says so.
+            def create_initialization_options(
+                self, notification_options: Any = None, *args: Any, **kwargs: Any
+            ) -> Any:
+                options = notification_options or NotificationOptions(
+                    tools_changed=True
+                )
+                return super().create_initialization_options(options, *args, **kwargs)
+
+        server = _Server(
+            "dsh_nb",
+            version=_version(),
+            instructions="Tools from a Jupyter notebook, run through dsh_nb.",
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self._listen,
+        )
+        # Our own middleware only: remember handshake-era connections. The
+        # SDK's default OpenTelemetry middleware is a no-op without an
+        # exporter, and costs a span per message.
+        server.middleware = [adapter._remember]
+        return server
+
+    async def _remember(
+        self, ctx: ServerRequestContext[Any, Any], call_next: Any
+    ) -> Any:
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is not None and not ctx.protocol_version.startswith("2026"):
+            if connection not in self._connections:
+                self._connections.add(connection)
+        return await call_next(ctx)
+
+    # --- agents -----------------------------------------------------------------
+
+    def agent_for(self, ctx: ServerRequestContext[Any, Any]) -> Agent:
+        """The agent of the client session behind one request."""
+        name, version = _client_name(ctx)
+        connection: Any = getattr(ctx.session, "_connection", None)
+        key: object
+        if connection is not None and not ctx.protocol_version.startswith("2026"):
+            key = connection  # one handshake = one session
+        else:
+            # 2026-07-28 has no session: a client is its clientInfo.
+            key = ("modern", name, version)
+        agent = self.agents.get(key)
+        if agent is None:
+            agent = Agent(name)
+            if len(self.agents) >= _MAX_MODERN_AGENTS and isinstance(key, tuple):
+                return agent  # a flood of invented names gets no memory
+            self.agents[key] = agent
+            if not isinstance(key, tuple):
+                connection.exit_stack.callback(self._forget, key)
+            if self.on_agent is not None:
+                try:
+                    self.on_agent(agent)
+                except Exception as exc:  # noqa: BLE001 - a hook never fails a call
+                    _log.warning("on_agent hook failed: %s", error_message(exc))
+        return agent
+
+    def _forget(self, key: object) -> None:
+        agent = self.agents.pop(key, None)
+        if agent is not None:
+            self.registry.dispose_scope(agent)
+
+    # --- handlers ---------------------------------------------------------------
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: Any
+    ) -> types.ListToolsResult:
+        from mcp import types
+
+        agent = self.agent_for(ctx)
+        view = self.registry.view(agent)
+        tools = []
+        for schema in self.registry.schemas(agent):
+            definition = view.get(schema["name"])
+            output = getattr(definition, "output_schema", None)
+            tools.append(
+                types.Tool(
+                    name=schema["name"],
+                    description=schema["description"],
+                    input_schema=schema["parameters"],
+                    output_schema=dict(output) if output is not None else None,
+                )
+            )
+        return types.ListToolsResult(tools=tools)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        import anyio
+
+        from dsh_nb.mcp.content import to_call_result
+
+        agent = self.agent_for(ctx)
+        controller = AbortController()
+        call_id = f"mcp-{next(self._ids)}"
+        arguments = params.arguments if params.arguments is not None else {}
+        task = asyncio.ensure_future(
+            self.runner(
+                agent=agent,
+                name=params.name,
+                arguments=arguments,
+                call_id=call_id,
+                signal=controller.signal,
+            )
+        )
+        self.calls_in_flight += 1
+        try:
+            result = await asyncio.shield(task)
+        except BaseException:
+            # The client cancelled (or went away): abort the call, so a
+            # pending approval settles as cancelled, and let it finish its
+            # audit before the SDK unwinds this handler.
+            controller.abort(AbortError("the MCP client cancelled the call"))
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_SETTLE_S):
+                await asyncio.wait({task})
+            if not task.done():
+                task.cancel()
+            else:
+                task.exception() if not task.cancelled() else None
+            raise
+        finally:
+            self.calls_in_flight -= 1
+        definition = self.registry.get(params.name, agent)
+        output = getattr(definition, "output_schema", None)
+        return to_call_result(result, output)
+
+    # --- list_changed -----------------------------------------------------------
+
+    def _changed(self) -> None:
+        loop = self._loop
+        if loop is None or self._pending_notice or loop.is_closed():
+            return
+        self._pending_notice = True
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            loop.call_soon(self._spawn_notice)
+        else:
+            loop.call_soon_threadsafe(self._spawn_notice)
+
+    def _spawn_notice(self) -> None:
+        task = asyncio.ensure_future(self._notify())
+        _TASKS.add(task)
+        task.add_done_callback(_TASKS.discard)
+
+    async def _notify(self) -> None:
+        from mcp.server.subscriptions import ToolsListChanged
+
+        self._pending_notice = False
+        for connection in list(self._connections):
+            try:
+                await connection.send_tool_list_changed()
+            except Exception as exc:  # noqa: BLE001 - a gone client is dropped
+                _log.debug("list_changed not delivered: %s", error_message(exc))
+                self._connections.discard(connection)
+        bus = self._bus
+        if bus is not None:
+            try:
+                await bus.publish(ToolsListChanged())
+            except Exception as exc:  # noqa: BLE001 - never into the loop
+                _log.warning("list_changed publish failed: %s", error_message(exc))
+
+
+_TASKS: set[asyncio.Future[Any]] = set()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("dsh_nb")
+    except Exception:  # noqa: BLE001 - a version string is cosmetic
+        return "0"

@@ -1,0 +1,14 @@
+"""A model in the loop: ``Chat``, the step loop, provider adapters, wire formats.
+
+No Jupyter imports, and no SDK import until a ``Chat`` first talks to a
+model: ``import dsh_nb.models`` is cheap. The SDKs (``openai``,
+``anthropic``) come with the ``[models]`` extra.
+"""
+
+from __future__ import annotations
+
+from dsh_nb.models.chat import Chat
+from dsh_nb.models.usage import Usage
+from dsh_nb.models.view import ChatReply, ChatView
+
+__all__ = ["Chat", "ChatReply", "ChatView", "Usage"]

@@ -1,0 +1,105 @@
+"""What a ``Chat`` tells whoever shows it, and what one step produced.
+
+The loop knows nothing of cells: it reports streamed text, reasoning,
+calls whose arguments are complete, notices and usage to a
+:class:`ChatView`. The base class shows nothing and runs each call through
+the registry; the notebook's view draws live cards instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dsh_nb.models.usage import Usage
+from dsh_nb.models.wire import ParsedCall
+from dsh_nb.tools.execution import ToolExecutionResult
+
+__all__ = ["ChatReply", "ChatView", "Completion"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Completion:
+    """One model response, read into provider-neutral parts.
+
+    ``message`` is the assistant message in the provider's wire form, as it
+    goes back into the conversation.
+    """
+
+    text: str
+    reasoning: str
+    calls: tuple[ParsedCall, ...]
+    message: dict[str, Any]
+    usage: Usage
+    finish: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatReply:
+    """How one ``send`` ended.
+
+    ``stop`` is ``"end"`` (the model answered in text), ``"max-steps"``,
+    ``"length"`` (the model ran out of output tokens), ``"error"`` (see
+    ``error``), ``"stopped"`` (the view asked to stop, see ``error``).
+    ``message`` is the final assistant message, wire form.
+    """
+
+    text: str
+    stop: str
+    steps: int
+    usage: Usage
+    message: Mapping[str, Any] | None = None
+    error: str | None = None
+    step_usage: tuple[Usage, ...] = field(default=())
+
+    def __str__(self) -> str:
+        return self.error if self.error is not None else self.text
+
+
+class ChatView:
+    """Receives a chat's progress; the base shows nothing.
+
+    Every method is called on the event loop, in order; a view must not
+    raise (the loop contains what it does, but its output is then lost).
+    """
+
+    def begin_step(self, step: int) -> None:
+        """A request is about to go out."""
+
+    def text(self, delta: str) -> None:
+        """Assistant text arrived."""
+
+    def reasoning(self, delta: str) -> None:
+        """Reasoning (DeepSeek ``reasoning_content``, Anthropic thinking)."""
+
+    def call_ready(self, call: ParsedCall) -> None:
+        """A call's arguments are complete (it runs once the reply is)."""
+
+    def abandon_calls(self, reason: str) -> None:
+        """The reply failed: announced calls will not run."""
+
+    async def run_call(
+        self,
+        call: ParsedCall,
+        execute: Callable[[], Awaitable[ToolExecutionResult]],
+    ) -> ToolExecutionResult:
+        """Run one call; the base awaits ``execute()`` (the registry)."""
+        return await execute()
+
+    def stop_reason(self) -> str | None:
+        """Asked after a step's calls: a reason to stop the loop, or None.
+
+        The notebook stops when an approval was cancelled (an interrupt,
+        a timeout, the cell run again) instead of sending the denial on.
+        """
+        return None
+
+    def notice(self, text: str, *, kind: str) -> None:
+        """A visible one-line message: ``error``, ``stop`` or ``policy``."""
+
+    def end_step(self, step: int, usage: Usage) -> None:
+        """The step's reply (and its calls, if any) are done."""
+
+    def end(self, reply: ChatReply) -> None:
+        """``send`` is over."""

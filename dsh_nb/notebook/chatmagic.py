@@ -1,0 +1,251 @@
+"""``%%chat`` and ``DshChat``: the kernel's conversation with a model.
+
+The cell is the user's message to the kernel's default :class:`Chat`; the
+next ``%%chat`` goes on with the same conversation. A cell magic cannot
+await, so (like ``%%call``) a cleanup input transformer rewrites a
+``%%chat`` cell into ``await __dsh_nb_chat_magic__(line, body)``, and
+IPython's autoawait runs the loop in the cell: the text streams in, cards
+and approval prompts update while it runs, and the stop button cancels it.
+
+The API key is read from the environment variable ``DshChat.api_key_env``
+names, when a client is built; it is never stored in the notebook and
+never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from traitlets import CaselessStrEnum, Unicode
+from traitlets.config import Configurable
+
+from dsh_nb.notebook.magics import argument, magic_arguments, parse_argstring
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from dsh_nb.models.chat import Chat
+    from dsh_nb.models.view import ChatReply
+    from dsh_nb.notebook.state import KernelState
+
+__all__ = ["HELPER", "ChatMagics", "DshChat", "install"]
+
+HELPER = "__dsh_nb_chat_magic__"
+_CELL = re.compile(r"%%chat(?P<rest>(?:[ \t].*)?)\Z", re.S)
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class DshChat(Configurable):
+    """Which model ``%%chat`` talks to (``%config DshChat``)."""
+
+    model = Unicode(
+        "",
+        help="The model name the endpoint knows, e.g. 'deepseek-chat'.",
+    ).tag(config=True)
+
+    base_url = Unicode(
+        None,
+        allow_none=True,
+        help=(
+            "The API's base URL: https://api.deepseek.com, a local Ollama, "
+            "vLLM, llama.cpp or LM Studio server; None for the provider's own."
+        ),
+    ).tag(config=True)
+
+    provider = CaselessStrEnum(
+        ["openai", "anthropic"],
+        default_value="openai",
+        help=(
+            "'openai' for every Chat Completions endpoint (OpenAI, DeepSeek, "
+            "vLLM, Ollama, llama.cpp, LM Studio); 'anthropic' for Messages."
+        ),
+    ).tag(config=True)
+
+    api_key_env = Unicode(
+        None,
+        allow_none=True,
+        help=(
+            "The name of the environment variable that holds the API key; "
+            "None means OPENAI_API_KEY or ANTHROPIC_API_KEY by provider."
+        ),
+    ).tag(config=True)
+
+    def key_variable(self) -> str:
+        """The environment variable the key is read from."""
+        return self.api_key_env or _KEY_ENV[self.provider]
+
+
+@magics_class
+class ChatMagics(Magics):
+    """Talk to a model from a cell; its tool calls run the kernel's pipeline."""
+
+    def __init__(
+        self, shell: InteractiveShell, state: KernelState, config: DshChat
+    ) -> None:
+        super().__init__(shell)
+        self.state = state
+        self.settings = config
+        self.conversation: Chat | None = None
+        self._built_for: tuple[Any, ...] | None = None
+        self._task: Any = None
+
+    @magic_arguments()
+    @argument("--model", metavar="M", help="the model for this cell")
+    @argument("--new", action="store_true", help="start a new conversation")
+    @argument("--max-steps", metavar="N", type=int, help="requests before stopping")
+    @cell_magic
+    def chat(self, line: str, cell: str) -> None:
+        """Send the cell to the model; its tool calls run as live cards.
+
+        The next ``%%chat`` continues the conversation; ``--new`` starts
+        over. Configure the endpoint with ``%config DshChat.model``,
+        ``DshChat.base_url``, ``DshChat.provider`` and
+        ``DshChat.api_key_env`` (the *name* of the variable holding the key).
+
+        Examples
+        --------
+        ::
+
+            %config DshChat.model = "deepseek-chat"
+            %config DshChat.base_url = "https://api.deepseek.com"
+            %config DshChat.api_key_env = "DEEPSEEK_API_KEY"
+
+            %%chat --max-steps 4
+            What is 2 + 3? Use the add tool.
+        """
+        # Reached only when the cell cannot await (autoawait off): run the
+        # loop as a task; its output lands in this cell while it runs.
+        import asyncio
+
+        coro = self.chat_in_cell(line, cell)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            coro.close()
+            raise UsageError(
+                "%%chat needs a running event loop (a Jupyter kernel) and %autoawait on"
+            ) from None
+        self._task = asyncio.ensure_future(coro)
+
+    def kernel_chat(self, new: bool = False) -> Chat:
+        """The kernel's default chat, (re)built when the settings change."""
+        from dsh_nb.models.chat import Chat
+
+        cfg = self.settings
+        variable = cfg.key_variable()
+        key = os.environ.get(variable)
+        if not key and not cfg.base_url:
+            raise UsageError(
+                f"no API key: set the {variable} environment variable (or "
+                "%config DshChat.api_key_env = 'NAME'), or point "
+                "%config DshChat.base_url at a local server"
+            )
+        wanted = (cfg.provider, cfg.base_url, variable, key)
+        chat = self.conversation
+        if chat is None or new or chat.provider != cfg.provider:
+            chat = Chat(
+                cfg.model or None,
+                provider=cfg.provider,
+                registry=self.state.registry,
+                agent=self.state.agent,
+            )
+            self.conversation = chat
+            self._built_for = None
+        if self._built_for != wanted:
+            # A local server may not check keys; the SDKs insist on one.
+            chat._client = _client(cfg.provider, cfg.base_url, key or "unused")
+            self._built_for = wanted
+        chat.model = cfg.model
+        return chat
+
+    async def chat_in_cell(self, line: str, cell: str) -> None:
+        """What a rewritten ``%%chat`` cell awaits."""
+        args = parse_argstring(self.chat, line, "%%chat")  # type: ignore[misc]
+        text = cell.strip()
+        if not text:
+            raise UsageError("%%chat needs a message in the cell body")
+        if args.max_steps is not None and args.max_steps < 1:
+            raise UsageError(f"--max-steps must be 1 or more, not {args.max_steps}")
+        chat = self.kernel_chat(new=args.new)
+        if args.model:
+            chat.model = args.model
+        if not chat.model:
+            raise UsageError(
+                "no model: %config DshChat.model = 'NAME', or %%chat --model NAME"
+            )
+        from dsh_nb.notebook.chatview import CellChatView
+
+        chat.view = CellChatView(self.state, chat.agent)
+        saved = chat.max_steps
+        if args.max_steps is not None:
+            chat.max_steps = args.max_steps
+        try:
+            reply: ChatReply = await chat.send(text)
+        finally:
+            chat.max_steps = saved
+        del reply
+
+
+def _client(provider: str, base_url: str | None, key: str) -> Any:
+    from dsh_nb.models.chat import _client as build
+
+    return build(provider, base_url, key)
+
+
+class _ChatCell:
+    """The cleanup transform: ``%%chat`` cell -> an awaited helper call."""
+
+    has_side_effects = False
+
+    def __init__(self, shell: InteractiveShell, helper: Callable[..., Any]) -> None:
+        self.shell = shell
+        self.helper = helper
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        if not lines or not lines[0].startswith("%%chat"):
+            return lines
+        from dsh_nb.notebook.callmagic import CallTransformer
+
+        if not CallTransformer.enabled(self):  # type: ignore[arg-type]
+            return lines
+        match = _CELL.match(lines[0].rstrip("\r\n"))
+        if match is None:
+            return lines
+        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
+            namespace[HELPER] = self.helper
+        body = "".join(lines[1:])
+        return [f"await {HELPER}({match['rest'].strip()!r}, {body!r})\n"]
+
+
+def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
+    """Add ``DshChat``, ``%%chat`` and its rewrite; return the undo."""
+    config = DshChat(parent=shell)
+    configurables: list[Any] = shell.configurables
+    configurables.append(config)
+    magics = ChatMagics(shell, state, config)
+    shell.register_magics(magics)
+    transform = _ChatCell(shell, magics.chat_in_cell)
+    shell.input_transformers_cleanup.append(transform)
+
+    def undo() -> None:
+        manager = shell.magics_manager
+        if getattr(manager.magics["cell"].get("chat"), "__self__", None) is magics:
+            del manager.magics["cell"]["chat"]
+        if manager.registry.get("ChatMagics") is magics:
+            del manager.registry["ChatMagics"]
+        if transform in shell.input_transformers_cleanup:
+            shell.input_transformers_cleanup.remove(transform)
+        for namespace in (shell.user_ns, shell.user_ns_hidden):
+            if namespace.get(HELPER) == magics.chat_in_cell:
+                del namespace[HELPER]
+        for i, existing in enumerate(configurables):
+            if existing is config:
+                del configurables[i]
+                break
+
+    return undo

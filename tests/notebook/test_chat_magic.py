@@ -1,0 +1,133 @@
+"""``%%chat`` in an in-process shell against the loopback replay server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from ipshell import fresh_shell, run
+from IPython.core.interactiveshell import InteractiveShell
+
+from dsh_nb.cards import CARD_MIME
+from dsh_nb.models.replay_server import ReplayServer
+from dsh_nb.models.scripted import ToolCallSpec, Turn
+
+TOOLS = '''%%tool
+def add(a: int, b: int = 0) -> str:
+    """Add two integers."""
+    return str(a + b)
+'''
+
+
+@pytest.fixture
+def ip() -> Iterator[InteractiveShell]:
+    yield from fresh_shell()
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
+    with ReplayServer() as srv:
+        monkeypatch.setenv("REPLAY_KEY", srv.token)
+        yield srv
+
+
+def configure(ip: InteractiveShell, server: ReplayServer) -> None:
+    run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
+    run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
+    run(ip, '%config DshChat.model = "replay-model"')
+
+
+def texts(cell: object) -> list[str]:
+    return [o["data"].get("text/plain", "") for o in cell.outputs]  # type: ignore[attr-defined]
+
+
+def test_chat_streams_text_cards_and_footer(
+    ip: InteractiveShell, server: ReplayServer
+) -> None:
+    run(ip, TOOLS)
+    configure(ip, server)
+    server.add(
+        Turn(
+            text="Adding.",
+            tool_calls=(ToolCallSpec(name="add", arguments='{"a": 2, "b": 3}'),),
+            chunk=2,
+        ),
+        Turn(text="The sum is **5**.", reasoning="easy", chunk=4, input_tokens=20),
+    )
+    cell = run(ip, "%%chat\nWhat is 2 + 3?")
+    assert cell.error is None, cell.error
+    assert cell.result.result is None  # no Out[]
+    finals = cell.final_cards()
+    assert [(c["tool"], c["status"]) for c in finals.values()] == [("add", "done")]
+    shown = texts(cell)
+    assert shown[0] == "Adding." or shown[0].startswith(
+        "Ad"
+    )  # first delta displayed at once
+    # The final state of each streamed display is the whole text.
+    by_id: dict[str, str] = {}
+    for o in cell.outputs:
+        did = (o["transient"] or {}).get("display_id")
+        if did and "text/markdown" in o["data"] and CARD_MIME not in o["data"]:
+            by_id[did] = o["data"]["text/markdown"]
+    assert list(by_id.values()) == ["Adding.", "The sum is **5**."]
+    reasoning = [
+        o
+        for o in cell.outputs
+        if "text/html" in o["data"] and "reasoning" in o["data"]["text/html"]
+    ]
+    assert reasoning and "<details" in reasoning[-1]["data"]["text/html"]
+    assert "open" not in reasoning[-1]["data"]["text/html"]  # folded by default
+    assert shown[-1] == "2 steps · 30 in · 10 out tokens · 1 reasoning"
+    # The conversation goes on in the next cell.
+    server.add(Turn(text="Still here."))
+    run(ip, "%%chat\nAnd now?")
+    assert len(server.requests[-1].body["messages"]) == 6  # system + 4 + 1
+    server.add(Turn(text="Fresh."))
+    run(ip, "%%chat --new\nHello")
+    assert [m["role"] for m in server.requests[-1].body["messages"]] == [
+        "system",
+        "user",
+    ]
+
+
+def test_no_key_no_base_url_says_what_to_set(
+    ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    cell = run(ip, "%%chat\nhi")
+    assert cell.error is not None
+    assert type(cell.error).__name__ == "UsageError"
+    assert str(cell.error).startswith(
+        "no API key: set the OPENAI_API_KEY environment variable"
+    )
+    assert "\n" not in str(cell.error)
+
+
+def test_key_is_never_printed(ip: InteractiveShell, server: ReplayServer) -> None:
+    configure(ip, server)
+    server.add(ApiErrorTurn := Turn(text="ok"))
+    del ApiErrorTurn
+    cell = run(ip, "%%chat\nhi")
+    log = run(ip, "%tool_log")
+    cfg = run(ip, "%config DshChat")
+    for c in (cell, log, cfg):
+        blob = repr(c.outputs) + c.stdout + c.stderr
+        assert server.token not in blob
+
+
+def test_usage_errors(ip: InteractiveShell, server: ReplayServer) -> None:
+    configure(ip, server)
+    assert "needs a message" in str(run(ip, "%%chat\n").error)
+    assert "--max-steps must be 1" in str(run(ip, "%%chat --max-steps 0\nhi").error)
+    run(ip, '%config DshChat.model = ""')
+    assert "no model" in str(run(ip, "%%chat\nhi").error)
+
+
+def test_max_steps_flag(ip: InteractiveShell, server: ReplayServer) -> None:
+    run(ip, TOOLS)
+    configure(ip, server)
+    call = (ToolCallSpec(name="add", arguments='{"a": 1}'),)
+    server.add(Turn(tool_calls=call), Turn(tool_calls=call))
+    cell = run(ip, "%%chat --max-steps 1\nloop")
+    assert any("Stopped after 1 steps" in t for t in texts(cell))
+    assert len(server.requests) == 1
