@@ -365,6 +365,12 @@ def main() -> None:
     print(rendered)
     print()
     print("\n".join(target))
+    # Sections other scripts wrote (benchmarks/models.py) are kept.
+    kept = ""
+    if args.output.exists():
+        old = args.output.read_text(encoding="utf-8")
+        marker = old.find("\n<!-- written by ")
+        kept = old[marker:] if marker != -1 else ""
     args.output.write_text(
         "\n".join(
             [
@@ -396,6 +402,7 @@ def main() -> None:
                 "",
             ]
         )
+        + kept
     )
     print(f"\nwrote {args.output}")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh_nb.cards import CardModel, render_card
+from dsh_nb.notebook.live import classify
 from dsh_nb.tools import (
     Agent,
     ApprovalService,
@@ -37,6 +38,7 @@ from dsh_nb.tools import (
     ToolResult,
     tool,
 )
+from dsh_nb.tools.journal import turn
 
 __all__ = ["build_demo_registry", "main", "run_demo"]
 
@@ -157,22 +159,20 @@ async def run_demo(out: Callable[[str], None] = print) -> list[ToolExecutionResu
         for number, (name, args) in enumerate(calls, 1):
             call_id = f"call-{number}"
             call_view = presenter.present_call(call_id, name, args, agent)
-            agent.session.start_turn()
-            result = await registry.execute(
-                ToolExecutionInput(
-                    call_id=call_id, name=name, arguments=args, agent=agent
+            with turn(agent):
+                run = await registry.run(
+                    ToolExecutionInput(
+                        call_id=call_id, name=name, arguments=args, agent=agent
+                    )
                 )
-            )
-            agent.session.end_turn()
+            result = run.result
             result_view = presenter.present_result(call_id, result)
-            status = "done"
-            if result.is_error:
-                status = "denied" if result.error is None else "error"
             card = render_card(
                 CardModel(
                     tool=name,
                     call_id=call_id,
-                    status=status,
+                    status=classify(run.outcome),
+                    approval=run.outcome.approval,
                     call=call_view,
                     result=result_view,
                     is_error=result.is_error,

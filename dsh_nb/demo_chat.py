@@ -14,15 +14,20 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from dsh_nb.cards import CardModel, render_card
-from dsh_nb.models.view import ChatReply, ChatView
+from dsh_nb.models.view import CallAnswer, ChatReply, ChatView
 
 if TYPE_CHECKING:
     from dsh_nb.models.wire import ParsedCall
-    from dsh_nb.tools import Agent, ToolExecutionResult, ToolPresenter, ToolRegistry
+    from dsh_nb.tools import Agent, ToolPresenter, ToolRegistry
 
 __all__ = ["run_model_turn"]
 
 QUESTION = "What is 20 + 22, and what is in notes.txt?"
+
+
+def _card_status(status: str) -> str:
+    # The card vocabulary says "timed-out" where the core says "timeout".
+    return "timed-out" if status == "timeout" else status
 
 
 class _PrintView(ChatView):
@@ -47,16 +52,17 @@ class _PrintView(ChatView):
     async def run_call(
         self,
         call: ParsedCall,
-        execute: Callable[[], Awaitable[ToolExecutionResult]],
-    ) -> ToolExecutionResult:
+        execute: Callable[[], Awaitable[CallAnswer]],
+    ) -> CallAnswer:
         self._flush()
         call_view = self.presenter.present_call(call.call_id, call.name, call.arguments)
-        result = await execute()
+        answer = await execute()
+        result = answer.result
         card = render_card(
             CardModel(
                 tool=call.name,
                 call_id=call.call_id,
-                status="error" if result.is_error else "done",
+                status=_card_status(answer.outcome.status),
                 call=call_view,
                 result=self.presenter.present_result(call.call_id, result),
                 is_error=result.is_error,
@@ -65,7 +71,7 @@ class _PrintView(ChatView):
         )
         self.out(f"--- model called {call.name}({json.dumps(call.arguments)})")
         self.out(repr(card))
-        return result
+        return answer
 
     def notice(self, text: str, *, kind: str) -> None:
         self._flush()

@@ -47,6 +47,7 @@ from dsh_nb.cards.model import (
 from dsh_nb.cards.payload import card_payload
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.presentation import ToolCallView, ToolResultView
+from dsh_nb.tools.surrogates import escape_tree
 
 __all__ = [
     "CARD_MIME",
@@ -184,4 +185,6 @@ def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
     if plain is None:
         plain = f"[{model.status}] {visible(model.tool or 'tool call')}"
     data["text/plain"] = plain
-    return ToolCard(data, _metadata(model, errors))
+    # Lone surrogates cannot be encoded to send the display: the JSON part
+    # and the metadata get the [U+D800] marker the text parts already show.
+    return ToolCard(escape_tree(data), escape_tree(_metadata(model, errors)))

@@ -43,6 +43,9 @@ def parameters_summary(schema: Mapping[str, Any]) -> str:
     parts = []
     for name, prop in properties.items():
         kind = prop.get("type", "any") if isinstance(prop, Mapping) else "any"
+        members = prop.get("anyOf") if isinstance(prop, Mapping) else None
+        if kind == "any" and isinstance(members, list):  # a union, e.g. X | None
+            kind = [m.get("type", "any") for m in members if isinstance(m, Mapping)]
         if isinstance(kind, list):
             kind = "|".join(str(k) for k in kind)
         text = f"{name}: {kind}{'*' if name in required else ''}"

@@ -30,6 +30,7 @@ from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.hunks import FilePlan, Gap, Skip
 from dsh_nb.cards.layout import CardLayout
 from dsh_nb.cards.model import CardLimits
+from dsh_nb.tools.shown import shown
 
 __all__ = ["card_payload", "plan_json"]
 
@@ -216,9 +217,9 @@ def _check_json(value: Any) -> None:
         elif isinstance(item, dict):
             for key in item:
                 if not isinstance(key, str):
-                    raise TypeError(f"JSON object keys must be str; got {key!r}")
+                    raise TypeError(f"JSON object keys must be str; got {shown(key)}")
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         else:
-            raise TypeError(f"{type(item).__name__} is not JSON: {item!r}")
+            raise TypeError(f"{type(item).__name__} is not JSON: {shown(item)}")

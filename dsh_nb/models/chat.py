@@ -23,8 +23,9 @@ from typing import Any
 
 from dsh_nb.models import policy_notes
 from dsh_nb.models.usage import Usage
-from dsh_nb.models.view import ChatReply, ChatView, Completion
+from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView, Completion
 from dsh_nb.models.wire import ParsedCall
+from dsh_nb.tools import journal
 from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult, text_result
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
@@ -224,20 +225,15 @@ class Chat:
             raise ValueError("Chat has no model; pass Chat(model=...)")
         adapter = self._get_adapter()
         session = self.agent.session
-        opened = not session.in_open_turn()
-        if opened:
-            session.start_turn({"source": "chat", "model": self.model})
+        opened = journal.enter_turn(session)
         start = len(self.messages)
         adapter.new_question(self.messages)
         self.messages.append(adapter.user_message(text))
         step_usage: list[Usage] = []
-        steps = 0
         try:
             reply = await self._loop(adapter, start, step_usage)
-            steps = reply.steps
         finally:
-            if opened:
-                session.end_turn({"source": "chat", "steps": steps})
+            journal.exit_turn(session, opened)
         self.view.end(reply)
         return reply
 
@@ -279,9 +275,9 @@ class Chat:
                     "length" if completion.finish in ("length", "max_tokens") else "end"
                 )
                 return self._reply(completion, stop, step, step_usage)
-            await self._run_calls(adapter, completion)
+            answers = await self._run_calls(adapter, completion)
             view.end_step(step, completion.usage)
-            reason = view.stop_reason()
+            reason = _stop_reason(completion.calls, answers)
             if reason is not None:
                 text = f"Stopped: {reason}. Send another message to go on."
                 view.notice(text, kind="stop")
@@ -333,9 +329,11 @@ class Chat:
         self.view.notice(text, kind="error")
         return self._reply(None, "error", step, step_usage, text)
 
-    async def _run_calls(self, adapter: Any, completion: Completion) -> None:
+    async def _run_calls(
+        self, adapter: Any, completion: Completion
+    ) -> list[CallAnswer | None]:
         calls = completion.calls
-        results: list[ToolExecutionResult | str | None] = [None] * len(calls)
+        results: list[CallAnswer | None] = [None] * len(calls)
 
         async def one(index: int) -> None:
             call = calls[index]
@@ -348,18 +346,27 @@ class Chat:
                 await asyncio.gather(*(one(i) for i in range(len(calls))))
         finally:
             # Appended whatever happened: every call gets its answer.
-            done = [CANCELLED if r is None else r for r in results]
+            done: list[ToolExecutionResult | str] = [
+                CANCELLED if r is None else r.result for r in results
+            ]
             context = [t for r in done if not isinstance(r, str) for t in _context(r)]
             self.messages.append(completion.message)
             self.messages.extend(adapter.results(calls, done, context))
+        return results
 
-    def _executor(
-        self, call: ParsedCall
-    ) -> Callable[[], Awaitable[ToolExecutionResult]]:
-        async def execute() -> ToolExecutionResult:
+    def _executor(self, call: ParsedCall) -> Callable[[], Awaitable[CallAnswer]]:
+        async def execute() -> CallAnswer:
             if call.error is not None:
-                return text_result(call.call_id, call.error, is_error=True)
-            return await self.registry.execute(
+                result = text_result(call.call_id, call.error, is_error=True)
+                journal.record_unrun(
+                    self.agent,
+                    call_id=call.call_id,
+                    name=call.name,
+                    arguments=call.arguments,
+                    result=result,
+                )
+                return CallAnswer(result=result, outcome=UNRUN)
+            run = await self.registry.run(
                 ToolExecutionInput(
                     call_id=call.call_id,
                     name=call.name,
@@ -367,8 +374,21 @@ class Chat:
                     agent=self.agent,
                 )
             )
+            return CallAnswer(result=run.result, outcome=run.outcome)
 
         return execute
+
+
+def _stop_reason(
+    calls: Sequence[ParsedCall], answers: Sequence[CallAnswer | None]
+) -> str | None:
+    """Stop when an approval was cancelled (an interrupt, a timeout, the
+    cell run again): the person wants the loop to stop, not the denial sent
+    on for the model to work around."""
+    for call, answer in zip(calls, answers, strict=True):
+        if answer is not None and answer.outcome.approval == "cancelled":
+            return f"an approval for {call.name!r} was cancelled"
+    return None
 
 
 def _context(result: ToolExecutionResult) -> list[str]:

@@ -170,6 +170,9 @@ _ERROR_TYPES = {
 class _Handler(BaseHTTPRequestHandler):
     replay: ReplayServer
     protocol_version = "HTTP/1.1"
+    # Headers and body are separate writes: without this, Nagle plus the
+    # client's delayed ACK hold every response for ~40 ms.
+    disable_nagle_algorithm = True
     server_version = "dsh-replay/1"
 
     def log_message(self, format: str, *args: Any) -> None:

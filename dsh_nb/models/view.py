@@ -10,13 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.wire import ParsedCall
 from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.outcome import ToolOutcome
 
-__all__ = ["ChatReply", "ChatView", "Completion"]
+__all__ = ["UNRUN", "CallAnswer", "ChatReply", "ChatView", "Completion"]
+
+#: The outcome of a call that never reached the pipeline (bad arguments).
+UNRUN: Final = ToolOutcome(status="error", stage="arguments")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallAnswer:
+    """One call's result and the core's outcome (how it came about)."""
+
+    result: ToolExecutionResult
+    outcome: ToolOutcome
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,7 +53,7 @@ class ChatReply:
 
     ``stop`` is ``"end"`` (the model answered in text), ``"max-steps"``,
     ``"length"`` (the model ran out of output tokens), ``"error"`` (see
-    ``error``), ``"stopped"`` (the view asked to stop, see ``error``).
+    ``error``), ``"stopped"`` (an approval was cancelled, see ``error``).
     ``message`` is the final assistant message, wire form.
     """
 
@@ -82,18 +94,10 @@ class ChatView:
     async def run_call(
         self,
         call: ParsedCall,
-        execute: Callable[[], Awaitable[ToolExecutionResult]],
-    ) -> ToolExecutionResult:
-        """Run one call; the base awaits ``execute()`` (the registry)."""
+        execute: Callable[[], Awaitable[CallAnswer]],
+    ) -> CallAnswer:
+        """Run one call; the base awaits ``execute()`` (``registry.run``)."""
         return await execute()
-
-    def stop_reason(self) -> str | None:
-        """Asked after a step's calls: a reason to stop the loop, or None.
-
-        The notebook stops when an approval was cancelled (an interrupt,
-        a timeout, the cell run again) instead of sending the denial on.
-        """
-        return None
 
     def notice(self, text: str, *, kind: str) -> None:
         """A visible one-line message: ``error``, ``stop`` or ``policy``."""

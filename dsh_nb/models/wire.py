@@ -16,6 +16,8 @@ from typing import Any, Final
 
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, escape_tree, first_surrogate
+from dsh_nb.tools.wireschema import strict_schema
 
 __all__ = [
     "ParsedCall",
@@ -35,24 +37,34 @@ __all__ = [
 BAD_ARGUMENTS: Final = "Error: tool call arguments are not valid JSON: {}"
 
 
-def to_openai_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": s["name"],
-                "description": s["description"],
-                "parameters": to_plain(s["parameters"]),
-            },
+def to_openai_tools(
+    schemas: Iterable[Mapping[str, Any]], *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``.
+
+    ``strict=True`` rewrites each schema for OpenAI's strict function calling
+    (:func:`~dsh_nb.tools.wireschema.strict_schema`) and marks it
+    ``"strict": true``; a schema strict mode cannot express raises
+    :class:`~dsh_nb.tools.wireschema.StrictSchemaError` naming the tool.
+    """
+    out = []
+    for s in schemas:
+        parameters = to_plain(s["parameters"])
+        function: dict[str, Any] = {
+            "name": s["name"],
+            "description": s["description"],
+            "parameters": parameters,
         }
-        for s in schemas
-    ]
+        if strict:
+            function["parameters"] = strict_schema(parameters, s["name"])
+            function["strict"] = True
+        out.append({"type": "function", "function": function})
+    return escape_tree(out)
 
 
 def to_anthropic_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Rename ``schemas()`` entries to the Anthropic Messages ``tools`` shape."""
-    return [
+    tools = [
         {
             "name": s["name"],
             "description": s["description"],
@@ -60,6 +72,7 @@ def to_anthropic_tools(schemas: Iterable[Mapping[str, Any]]) -> list[dict[str, A
         }
         for s in schemas
     ]
+    return escape_tree(tools)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,18 +94,30 @@ def parse_arguments(text: object) -> tuple[Any, str | None]:
 
     Already-decoded values pass through; an empty string is ``{}`` (some
     models send it for tools without parameters). ``NaN`` and ``Infinity``
-    are rejected: they are not JSON.
+    are rejected: they are not JSON. So is a string holding a lone
+    surrogate (``"\\ud83d"``, half an emoji): no display, log or reply could
+    carry it, so the call gets an error message and the tool does not run.
     """
     if not isinstance(text, (str, bytes, bytearray)):
-        return text, None
-    if not text.strip():
+        value = text
+    elif not text.strip():
         return {}, None
-    try:
-        return json.loads(text, parse_constant=_reject_constant), None
-    except json.JSONDecodeError as exc:
-        return text, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    except (ValueError, RecursionError) as exc:
-        return text, str(exc) or type(exc).__name__
+    else:
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            return text, f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        except (ValueError, RecursionError) as exc:
+            return text, str(exc) or type(exc).__name__
+    where = first_surrogate(value)
+    if where is not None:
+        # Half a UTF-16 pair (models do send them): refused, not guessed at,
+        # so the tool never runs on text that cannot be written anywhere.
+        return text, (
+            f"the string at {where} holds a lone surrogate (half of a UTF-16 "
+            "pair); send whole characters"
+        )
+    return value, None
 
 
 def _reject_constant(name: str) -> Any:
@@ -240,7 +265,11 @@ def result_text(result: ToolExecutionResult) -> str:
 def tool_message(call_id: str, content: ToolExecutionResult | str) -> dict[str, Any]:
     """One ``{"role": "tool"}`` message answering ``call_id``."""
     text = content if isinstance(content, str) else result_text(content)
-    return {"role": "tool", "tool_call_id": call_id, "content": text}
+    return {
+        "role": "tool",
+        "tool_call_id": escape_surrogates(call_id),
+        "content": escape_surrogates(text),
+    }
 
 
 def tool_result_block(
@@ -258,8 +287,8 @@ def tool_result_block(
         error = content.is_error if is_error is None else is_error
     block: dict[str, Any] = {
         "type": "tool_result",
-        "tool_use_id": call_id,
-        "content": text,
+        "tool_use_id": escape_surrogates(call_id),
+        "content": escape_surrogates(text),
     }
     if error:
         block["is_error"] = True
@@ -301,7 +330,7 @@ def context_message(
     texts = context_texts(results)
     if not texts:
         return None
-    return {"role": "user", "content": "\n\n".join(texts)}
+    return {"role": "user", "content": escape_surrogates("\n\n".join(texts))}
 
 
 def context_blocks(results: Iterable[ToolExecutionResult]) -> list[dict[str, Any]]:
@@ -309,4 +338,6 @@ def context_blocks(results: Iterable[ToolExecutionResult]) -> list[dict[str, Any
 
     They go after every ``tool_result`` block of the same user message.
     """
-    return [{"type": "text", "text": t} for t in context_texts(results)]
+    return [
+        {"type": "text", "text": escape_surrogates(t)} for t in context_texts(results)
+    ]

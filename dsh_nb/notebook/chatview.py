@@ -17,13 +17,12 @@ import html
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.models.view import ChatReply, ChatView
+from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView
 from dsh_nb.models.wire import ParsedCall
 
 if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.execution import ToolExecutionResult
     from dsh_nb.tools.session import Agent
 
 __all__ = ["CellChatView"]
@@ -95,7 +94,6 @@ class CellChatView(ChatView):
         self._text: _Part | None = None
         self._reasoning: _Part | None = None
         self._cards: dict[str, LiveCall] = {}
-        self._stopped: str | None = None
 
     @property
     def shown(self) -> bool:
@@ -115,7 +113,6 @@ class CellChatView(ChatView):
     def begin_step(self, step: int) -> None:
         self._close_parts()
         self._cards.clear()
-        self._stopped = None
 
     def text(self, delta: str) -> None:
         if not self.shown:
@@ -157,19 +154,18 @@ class CellChatView(ChatView):
     async def run_call(
         self,
         call: ParsedCall,
-        execute: Callable[[], Awaitable[ToolExecutionResult]],
-    ) -> ToolExecutionResult:
+        execute: Callable[[], Awaitable[CallAnswer]],
+    ) -> CallAnswer:
+        # The live card runs the call through the kernel registry (the
+        # chat's own), as ``registry.run`` with the chat's agent.
         self._close_parts()
         live = self._card(call)
         if call.error is not None:
-            return live.fail_before_pipeline(call.error)
+            return CallAnswer(
+                result=live.fail_before_pipeline(call.error), outcome=UNRUN
+            )
         result = await live
-        if live.status == "cancelled" and self._stopped is None:
-            self._stopped = f"an approval for {call.name!r} was cancelled"
-        return result
-
-    def stop_reason(self) -> str | None:
-        return self._stopped
+        return CallAnswer(result=result, outcome=live.outcome or UNRUN)
 
     def notice(self, text: str, *, kind: str) -> None:
         self._close_parts()

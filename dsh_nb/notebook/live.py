@@ -15,23 +15,23 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
     text_result,
 )
-from dsh_nb.tools.jsonvalue import is_json_data
-from dsh_nb.tools.timeout import TOOL_TIMEOUT
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
 
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.pipeline import TraceRecord
+    from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
+    from dsh_nb.tools.trace import TraceRecord
 
-__all__ = ["ApprovalPromptLike", "LiveCall", "classify"]
+__all__ = ["ApprovalPromptLike", "LiveCall", "card_status", "classify"]
 
 _FINAL = frozenset({"done", "denied", "error", "timed-out", "cancelled"})
 
@@ -44,26 +44,14 @@ class ApprovalPromptLike(Protocol):
     def reject(self) -> None: ...
 
 
-def classify(
-    result: ToolExecutionResult,
-    trace: tuple[TraceRecord, ...],
-    approval: str | None,
-) -> str:
-    """Name a finished call's status from its result, trace and approval."""
-    if not result.is_error:
-        return "done"
-    if result.error is not None and result.error.code == TOOL_TIMEOUT:
-        return "timed-out"
-    if approval == "cancelled":
-        return "cancelled"
-    for record in trace:
-        if record.stage == "pre-execute" and record.decision.startswith("deny"):
-            return "denied"
-        if record.stage == "approval" and record.decision != "allowed-once":
-            return "denied"
-        if record.stage == "guard":
-            return "denied"
-    return "error"
+def card_status(status: str) -> str:
+    """The card's name for a core status: the card says ``timed-out``."""
+    return "timed-out" if status == "timeout" else status
+
+
+def classify(outcome: ToolOutcome) -> str:
+    """A finished call's card status: the core's outcome, named for cards."""
+    return card_status(outcome.status)
 
 
 def _update(handle: DisplayHandle, obj: object, **kwargs: Any) -> None:
@@ -107,6 +95,7 @@ class LiveCall:
         self._result: ToolExecutionResult | None = None
         self._trace: tuple[TraceRecord, ...] = ()
         self._approval: str | None = None
+        self.outcome: ToolOutcome | None = None
         self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
         self._result_view: Any = None
         self._handle: DisplayHandle | None = None
@@ -307,31 +296,13 @@ class LiveCall:
     def _record_trace(self, records: tuple[TraceRecord, ...]) -> None:
         self._trace = records
 
-    def _approval_outcome(self, since: int) -> str | None:
-        events = self.agent.session.events[since:]
-        ids = {
-            e["data"].get("id")
-            for e in events
-            if e["type"] == "approval/asked" and e["data"].get("callId") == self.call_id
-        }
-        for event in events:
-            if event["type"] == "approval/decided" and event["data"].get("id") in ids:
-                outcome = event["data"].get("outcome")
-                return outcome if isinstance(outcome, str) else None
-        return None
-
     async def _run(self) -> ToolExecutionResult:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
-        opened = state.enter_turn(self.agent)
-        since = len(session)
-        session.append(
-            "tool/call",
-            {"callId": self.call_id, "name": self.name, "arguments": self._logged()},
-        )
+        opened = journal.enter_turn(session)
         self._started = time.perf_counter()
         try:
-            result = await state.registry.execute(
+            run = await state.registry.run(
                 ToolExecutionInput(
                     call_id=self.call_id,
                     name=self.name,
@@ -339,67 +310,46 @@ class LiveCall:
                     agent=self.agent,
                 )
             )
-        except BaseException as exc:
-            # An interrupt or a cancelled cell: no result; the card and the
-            # log say so, so a replay does not show the call as pending.
+        except BaseException:
+            # An interrupt or a cancelled cell: no result (the core journals
+            # tool/cancelled), and the card says so.
             state.presenter.forget(self.call_id)
-            session.append(
-                "tool/cancelled",
-                {
-                    "callId": self.call_id,
-                    "reason": "interrupted"
-                    if isinstance(exc, KeyboardInterrupt)
-                    else "cancelled",
-                },
-            )
             self._leave(opened)
             self._finish("cancelled")
             raise
-        approval = self._approval_outcome(since)
-        if approval is not None:
-            self._approval = approval
-        status = classify(result, self._trace, approval)
+        result, outcome = run.result, run.outcome
+        self.outcome = outcome
+        if outcome.approval is not None:
+            self._approval = outcome.approval
         self._result_view = state.presenter.present_result(self.call_id, result)
         self._result = result
-        session.append(
-            "tool/result",
-            {"callId": self.call_id, "result": result.to_json(), "status": status},
-        )
         self._leave(opened)
-        self._finish(status)
+        self._finish(classify(outcome))
         return result
 
     def _leave(self, opened: bool) -> None:
         state = self._state
         if state.live_calls.get(self.call_id) is self:
             del state.live_calls[self.call_id]
-        state.exit_turn(self.agent, opened)
+        journal.exit_turn(self.agent.session, opened)
 
     def fail_before_pipeline(self, text: str) -> ToolExecutionResult:
-        """Settle a call that cannot run (its arguments are not JSON).
+        """Settle a call that cannot run (its arguments did not parse).
 
-        The call and its error are still logged, so a replay shows them.
+        The core still journals it, so a replay shows it.
         """
         result = text_result(self.call_id, text, is_error=True)
-        session = self.agent.session
-        opened = self._state.enter_turn(self.agent)
-        session.append(
-            "tool/call",
-            {"callId": self.call_id, "name": self.name, "arguments": self._logged()},
+        journal.record_unrun(
+            self.agent,
+            call_id=self.call_id,
+            name=self.name,
+            arguments=self.arguments,
+            result=result,
         )
-        session.append(
-            "tool/result",
-            {"callId": self.call_id, "result": result.to_json(), "status": "error"},
-        )
-        self._state.exit_turn(self.agent, opened)
         self._result_view = self._state.presenter.present_result(self.call_id, result)
         self._result = result
         self._finish("error")
         return result
-
-    def _logged(self) -> Any:
-        args = self.arguments
-        return args if is_json_data(args) else repr(args)
 
     def _finish(self, status: str) -> None:
         self._duration_ms = (time.perf_counter() - self._started) * 1000.0

@@ -47,6 +47,8 @@ from dsh_nb.notebook.toolcell import (
 )
 from dsh_nb.tools.errors import HarnessError, error_message
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, escape_tree
+from dsh_nb.tools.wireschema import StrictSchemaError
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -104,12 +106,20 @@ class ToolMagics(Magics):
     @argument("--ask", action="store_true", help="ask for approval before each call")
     @argument("--deny", action="store_true", help="deny every call (policy deny)")
     @argument("--description", metavar="TEXT", help="description (default: docstring)")
+    @argument(
+        "--coerce",
+        action="store_true",
+        help='convert loosely typed arguments ("50" to 50), pydantic lax mode',
+    )
     @cell_magic
     def tool(self, line: str, cell: str) -> None:
         """Run the cell and register the function it defines as a tool.
 
-        The schema comes from the signature and the docstring. Rerunning the
-        cell replaces the tool. The output shows what the model will see.
+        The schema comes from the signature and the docstring, through
+        pydantic. Rerunning the cell replaces the tool. The output shows what
+        the model will see. Arguments must have the JSON types the schema
+        names (``50.0`` counts as an integer, ``"50"`` does not) unless
+        ``--coerce`` is given.
 
         Examples
         --------
@@ -131,7 +141,9 @@ class ToolMagics(Magics):
         description = None if args.description is None else unquote(args.description)
         defs = run_tool_cell(shell, cell)
         found = pick_function(shell.user_ns, args.name, defs)
-        definition = build_definition(found, args.name, description, timeout_ms)
+        definition = build_definition(
+            found, args.name, description, timeout_ms, coerce=args.coerce
+        )
         self._register(definition)
         name = definition.name
         entry = self.state.policies.get(name)
@@ -169,8 +181,8 @@ class ToolMagics(Magics):
             notes.append(f"policy {entry.policy}")
         return ToolSpec(
             name=definition.name,
-            description=definition.description,
-            parameters=definition.parameters,
+            description=escape_surrogates(definition.description),
+            parameters=escape_tree(definition.parameters),
             notes=notes,
         )
 
@@ -178,12 +190,20 @@ class ToolMagics(Magics):
     @argument("--json", action="store_true", help="the schemas() list as JSON")
     @argument("--openai", action="store_true", help="OpenAI Chat Completions tools")
     @argument("--anthropic", action="store_true", help="Anthropic Messages tools")
+    @argument(
+        "--strict",
+        action="store_true",
+        help="with --openai: schemas for OpenAI strict function calling",
+    )
     @line_magic
     def tools(self, line: str) -> Table | JsonListing:
         """List the registered tools, or export them for a model request.
 
         The result of ``--json``, ``--openai`` and ``--anthropic`` is a plain
         list: bind it (``tools = %tools --openai``) and pass it to the client.
+        ``--openai --strict`` gives ``"strict": true`` tools: no extra keys,
+        every property required, optional parameters nullable (a tool reads
+        ``null`` there as its default).
 
         Examples
         --------
@@ -192,6 +212,7 @@ class ToolMagics(Magics):
             %tools
             %tools --json
             tools = %tools --openai
+            tools = %tools --openai --strict
             %tools --anthropic
         """
         args = parse_argstring(self.tools, line, "%tools")  # type: ignore[misc]
@@ -200,12 +221,17 @@ class ToolMagics(Magics):
             raise UsageError(f"%tools takes one format, not {', '.join(chosen)}")
         state = self.state
         schemas = state.registry.schemas(state.agent)
+        if args.strict and chosen != ["openai"]:
+            raise UsageError("%tools --strict goes with --openai")
         if chosen == ["openai"]:
-            return JsonListing(wire.to_openai_tools(schemas))
+            try:
+                return JsonListing(wire.to_openai_tools(schemas, strict=args.strict))
+            except StrictSchemaError as exc:
+                raise UsageError(str(exc)) from None
         if chosen == ["anthropic"]:
             return JsonListing(wire.to_anthropic_tools(schemas))
         if chosen == ["json"]:
-            return JsonListing(to_plain(schemas))
+            return JsonListing(escape_tree(to_plain(schemas)))
         default = state.config.default_timeout_ms
         rows = []
         for name, definition in state.registry.view(state.agent).items():
@@ -214,14 +240,14 @@ class ToolMagics(Magics):
             else:
                 timeout = f"{format_ms(default)} (default)" if default else "none"
             entry = state.policies.get(name)
-            description = definition.description
+            description = escape_surrogates(definition.description)
             if len(description) > 60:
                 description = description[:59] + "…"
             rows.append(
                 (
                     name,
                     description,
-                    parameters_summary(definition.parameters),
+                    escape_surrogates(parameters_summary(definition.parameters)),
                     timeout,
                     entry.policy if entry else "-",
                 )

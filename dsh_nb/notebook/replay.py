@@ -1,9 +1,10 @@
 """``replay``: re-render the cards of a saved session log.
 
-A log written by ``%tool_log --save`` holds each call's ``tool/call`` and
-``tool/result`` events. Replaying hands the logged arguments and result
-(with its ``meta``) to the tools' own pure presenters, so the cards look as
-they did live, without running anything.
+A log written by ``%tool_log --save`` holds the core's journal: each call's
+``tool/call``, then ``tool/result`` (with the call's status and approval
+outcome) or ``tool/cancelled``. Replaying hands the logged arguments and
+result (with its ``meta``) to the tools' own pure presenters, so the cards
+look as they did live, without running anything or reading other events.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.notebook.live import card_status
+from dsh_nb.tools import journal
 from dsh_nb.tools.definition import ToolResult
 from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.session import SessionLog
-from dsh_nb.tools.timeout import TOOL_TIMEOUT
 
 if TYPE_CHECKING:
     from dsh_nb.cards import ToolCard
@@ -59,44 +61,27 @@ class Replay(list["ToolCard"]):
         printer.text(self._summary())
 
 
-def _infer_status(result: Mapping[str, Any], approval: str | None) -> str:
-    if not result.get("isError"):
-        return "done"
-    error = result.get("error")
-    if isinstance(error, Mapping) and error.get("code") == TOOL_TIMEOUT:
-        return "timed-out"
-    if approval == "cancelled":
-        return "cancelled"
-    if approval is not None and approval != "allowed-once":
-        return "denied"
-    return "error"
-
-
 def _entries(log: SessionLog) -> list[_Entry]:
+    """The calls of a log, from the core's journal events alone."""
     entries: list[_Entry] = []
     latest: dict[str, _Entry] = {}
-    asked: dict[str, str] = {}
     for event in log.events:
         kind, data = event["type"], event["data"]
         call_id = data.get("callId")
-        if kind == "tool/call" and isinstance(call_id, str):
+        if kind == journal.CALL and isinstance(call_id, str):
             entry = _Entry(call_id, str(data.get("name", "")), data.get("arguments"))
             entries.append(entry)
             latest[call_id] = entry
-        elif kind == "tool/result" and call_id in latest:
+        elif kind == journal.RESULT and call_id in latest:
             entry = latest[call_id]
             result = data.get("result")
             entry.result = result if isinstance(result, Mapping) else None
             status = data.get("status")
-            entry.status = status if isinstance(status, str) else None
-        elif kind == "tool/cancelled" and call_id in latest:
+            entry.status = card_status(status) if isinstance(status, str) else None
+            approval = data.get("approval")
+            entry.approval = approval if isinstance(approval, str) else None
+        elif kind == journal.CANCELLED and call_id in latest:
             latest[call_id].status = "cancelled"
-        elif kind == "approval/asked" and isinstance(call_id, str):
-            asked[str(data.get("id"))] = call_id
-        elif kind == "approval/decided":
-            owner = asked.get(str(data.get("id")))
-            if owner in latest and isinstance(data.get("outcome"), str):
-                latest[owner].approval = data["outcome"]
     return entries
 
 
@@ -116,7 +101,8 @@ def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
             meta=entry.result.get("meta", ABSENT),
         )
         result_view = presenter.present_result(entry.call_id, logged)
-        status = entry.status or _infer_status(entry.result, entry.approval)
+        # A log older than the core's journal has no status: isError only.
+        status = entry.status or ("error" if is_error else "done")
     else:
         presenter.forget(entry.call_id)
         status = entry.status or status  # "cancelled" when the log says so

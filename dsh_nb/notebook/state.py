@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         ToolExecution,
         ToolExecutionResult,
     )
-    from dsh_nb.tools.pipeline import TraceRecord
+    from dsh_nb.tools.trace import TraceRecord
 
 __all__ = ["POLICIES", "KernelState", "PolicyEntry", "policy_decision"]
 
@@ -64,7 +64,6 @@ class KernelState:
         self.tools: dict[str, Disposer] = {}
         self.listeners: dict[tuple[str, str, int], Disposer] = {}
         self.disposers: list[Callable[[], object]] = []
-        self._turns: dict[Agent, int] = {}
         self._calls = 0
         self._timeout: Disposer | None = None
 
@@ -149,27 +148,6 @@ class KernelState:
         return LiveCall(
             self, name, arguments, call_id=call_id, agent=agent or self.agent
         )
-
-    def enter_turn(self, agent: Agent) -> bool:
-        """Open a turn for a call unless one is open; True if this one counts."""
-        active = self._turns.get(agent, 0)
-        if active == 0 and agent.session.in_open_turn():
-            return False  # the caller's own turn: leave it alone
-        if active == 0:
-            agent.session.start_turn()
-        self._turns[agent] = active + 1
-        return True
-
-    def exit_turn(self, agent: Agent, opened: bool) -> None:
-        """Close the turn when the last call that counted on it ends."""
-        if not opened:
-            return
-        active = self._turns.get(agent, 1) - 1
-        if active <= 0:
-            self._turns.pop(agent, None)
-            agent.session.end_turn()
-        else:
-            self._turns[agent] = active
 
 
 def policy_decision(policy: str, name: str) -> PreToolDecision:

@@ -108,6 +108,8 @@ def build_definition(
     name: str | None,
     description: str | None,
     timeout_ms: float | None,
+    *,
+    coerce: bool = False,
 ) -> ToolDefinition:
     """Build the tool: schema from signature and docstring, flags applied."""
     if isinstance(found, ToolDefinition):
@@ -123,7 +125,12 @@ def build_definition(
     if not isinstance(tool_name, str) or not tool_name.isidentifier():
         tool_name = name
     try:
-        build = tool(name=tool_name, description=description, timeout_ms=timeout_ms)
+        build = tool(
+            name=tool_name,
+            description=description,
+            timeout_ms=timeout_ms,
+            coerce=coerce,
+        )
         return build(fn)
     except (HarnessError, TypeError, ValueError) as exc:
         raise UsageError(f"%%tool {tool_name!r}: {error_message(exc)}") from None

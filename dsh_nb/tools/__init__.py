@@ -43,7 +43,7 @@ from dsh_nb.tools.execution import (
     ToolExecutionToken,
 )
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
-from dsh_nb.tools.pipeline import TraceRecord
+from dsh_nb.tools.outcome import ToolOutcome, ToolRun
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -78,6 +78,7 @@ from dsh_nb.tools.timeout import (
     TimeoutPolicy,
     TimeoutReason,
 )
+from dsh_nb.tools.trace import TraceRecord
 
 __all__ = [
     "ABSENT",
@@ -123,10 +124,12 @@ __all__ = [
     "ToolExecutionResult",
     "ToolExecutionToken",
     "ToolNotFoundError",
+    "ToolOutcome",
     "ToolPresenter",
     "ToolRegistry",
     "ToolResult",
     "ToolResultView",
+    "ToolRun",
     "ToolTimeoutError",
     "TraceRecord",
     "assert_supported_output_schema",

@@ -1,242 +1,191 @@
-"""Turn validated JSON arguments into the call a ``@tool`` function expects.
+"""Validate a signature tool's arguments with pydantic, then call it.
 
-Split out of ``signature.py`` because it is the per-call half of ``@tool``:
-``signature.py`` analyses a function once into a list of :class:`Param`, and
-this module runs that plan on every call (conversion to dataclasses, enum
-members and checked integers, the injected execution and signal). The
-converters live here because the analysis builds them and the call runs them.
-The public entry point, :func:`~dsh_nb.tools.signature.bind_to_signature`,
-stays in ``signature.py``.
+The per-call half of ``@tool``: ``signature.py`` reads a function once into
+a :class:`~dsh_nb.tools.signature.SignaturePlan`, and :func:`bind` turns
+that plan into ``body(args, execution)``. One validation per call, with the
+validator built at definition (pydantic's ``validate_call`` does the same).
+
+**Coercion.** By default a tool is strict: an argument must already have
+the JSON type its schema names, as JSON Schema defines it. ``"50"`` is not
+an integer and ``1`` is not ``true``; ``50.0`` *is* an integer (JSON Schema
+says so, and models send it), so it is passed on as ``50``. Strings stand
+for what JSON has no type for: ISO 8601 for ``datetime``/``date``/
+``time``/``timedelta``, a path for ``Path``, the value for an enum member.
+So the schema the model saw is exactly what the tool accepts, and a refusal
+tells the model what to send. ``@tool(coerce=True)`` opts into pydantic's
+lax mode instead (``"50"`` → ``50``, ``"true"`` → ``True``, a Unix time for
+a ``datetime``) for tools that would rather guess than refuse.
+
+``null`` for an optional parameter that does not accept ``null`` means "use
+the default": that is how OpenAI's strict mode (``%tools --openai
+--strict``) writes an omitted optional argument.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
-from typing import Any, Final, TypeAlias
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
+from dsh_nb.tools._violations import locate, violations
 from dsh_nb.tools.errors import ToolArgsError
-from dsh_nb.tools.schema import SchemaProp
+from dsh_nb.tools.signature import SignaturePlan
 
-__all__ = [
-    "OMIT",
-    "REQUIRED",
-    "Convert",
-    "Param",
-    "bind",
-    "build",
-    "dict_of",
-    "list_of",
-    "to_int",
-]
+__all__ = ["bind"]
 
-OMIT: Final = object()
-"""``Param.absent`` for an optional keyword: leave it out, the default applies."""
-REQUIRED: Final = object()
-"""``Param.absent`` for a required parameter: its absence is a violation."""
-_NOTHING: Final[frozenset[type]] = frozenset()
 _MISSING: Final = object()
-_dict_get: Final = dict.get
-
-Convert: TypeAlias = Callable[[Any, str, list[str]], Any]
-"""(value, path, violations) → the value the function should receive."""
-
-_DRY: ContextVar[bool] = ContextVar("dsh_nb_dry_conversion", default=False)
-"""Set while a ``check`` from :func:`bind` runs: converters report, build nothing."""
+_WHOLE_FLOAT_ERRORS: Final = frozenset({"int_type", "int_from_float", "literal_error"})
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Param:
-    """One parameter of the analysed function, and how to fill it."""
-
-    name: str
-    source: str  # "args", "execution" or "signal"
-    positional: bool
-    absent: Any  # OMIT, REQUIRED or the value to pass when missing
-    convert: Convert | None = None
-    prop: SchemaProp | None = None
-
-
-# -- converters -----------------------------------------------------------------
-
-
-def to_int(value: Any, path: str, errors: list[str]) -> Any:
-    """Pass a whole number on as ``int``; anything else is a violation."""
-    if type(value) is int:
+def _patched(args: Any, keys: list[int | str], value: int) -> Any:
+    """A copy of ``args`` with ``value`` at ``keys`` (only that path copied)."""
+    if not keys:
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    errors.append(f'"{path}" must be an integer')
-    return value
+    head, rest = keys[0], keys[1:]
+    if isinstance(args, dict) and head in args:
+        out = dict(args)
+        out[head] = _patched(args[head], rest, value)
+        return out
+    if isinstance(args, list) and isinstance(head, int) and 0 <= head < len(args):
+        items = list(args)
+        items[head] = _patched(args[head], rest, value)
+        return items
+    return args
 
 
-_SKIP: Final[dict[Any, frozenset[type]]] = {to_int: frozenset({int})}
+def _at(args: Any, keys: list[int | str]) -> Any:
+    for key in keys:
+        if isinstance(args, dict):
+            args = args.get(key, _MISSING)
+        elif isinstance(args, list) and isinstance(key, int) and 0 <= key < len(args):
+            args = args[key]
+        else:
+            return _MISSING
+    return args
 
 
-def list_of(item: Convert | None) -> Convert | None:
-    """Apply ``item`` to each element (``None``: nothing to convert)."""
-    if item is None:
-        return None
+def make_validate(
+    validator: Any,
+    schema: Mapping[str, Any],
+    *,
+    strict: bool,
+    json_route: bool,
+    nulls: frozenset[str] = frozenset(),
+) -> Callable[[Any], Any]:
+    """Return ``validate(args)``: the arguments as the function wants them.
 
-    def convert(value: Any, path: str, errors: list[str]) -> Any:
-        if not isinstance(value, list):
-            return value
-        return [item(x, f"{path}[{i}]", errors) for i, x in enumerate(value)]
-
-    return convert
-
-
-def dict_of(item: Convert | None) -> Convert | None:
-    """Apply ``item`` to each value (``None``: nothing to convert)."""
-    if item is None:
-        return None
-
-    def convert(value: Any, path: str, errors: list[str]) -> Any:
-        if not isinstance(value, dict):
-            return value
-        return {k: item(x, f"{path}.{k}", errors) for k, x in value.items()}
-
-    return convert
-
-
-def build(
-    cls: Callable[..., Any], plan: list[tuple[str, Convert | None, bool]]
-) -> Convert:
-    """Build ``cls(**fields)`` from an object along ``(name, convert, fill)``.
-
-    ``fill`` passes ``None`` for a missing ``X | None`` field. With any
-    violation the object is passed on unbuilt.
+    Raises :class:`ToolArgsError` listing every violation in house style.
     """
-    steps = tuple(plan)
-    keep_extras = cls is dict
+    from pydantic import ValidationError
+    from pydantic_core import PydanticSerializationError, to_json
 
-    def convert(value: Any, path: str, errors: list[str]) -> Any:
-        if not isinstance(value, dict):
-            return value
-        before = len(errors)
-        out: dict[str, Any] = dict(value) if keep_extras else {}
-        for name, sub, fill_none in steps:
-            x = _dict_get(value, name, _MISSING)
-            if x is _MISSING:
-                if fill_none:
-                    out[name] = None
-            else:
-                out[name] = x if sub is None else sub(x, f"{path}.{name}", errors)
-        if len(errors) != before or _DRY.get():
-            return value
-        return cls(**out)
+    by_python = validator.validate_python
+    by_json = validator.validate_json
 
-    return convert
+    def once(args: Any) -> Any:
+        if json_route:
+            try:
+                text = to_json(args)
+            except PydanticSerializationError:
+                return by_python(args, strict=strict)
+            return by_json(text, strict=strict)
+        return by_python(args, strict=strict)
 
+    def validate(args: Any) -> Any:
+        if nulls and type(args) is not list and isinstance(args, Mapping):
+            if any(args.get(k, 0) is None for k in nulls):
+                args = {
+                    k: v for k, v in args.items() if v is not None or k not in nulls
+                }
+        try:
+            return once(args)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False)
+        if strict:
+            fixed = args
+            for error in errors:
+                value = error.get("input")
+                if (
+                    error.get("type") in _WHOLE_FLOAT_ERRORS
+                    and type(value) is float
+                    and value.is_integer()
+                ):
+                    keys = locate(error.get("loc", ()), schema)[1]
+                    now = _at(fixed, keys)
+                    if type(now) is float and now == value:
+                        fixed = _patched(fixed, keys, int(value))
+            if fixed is not args:
+                try:
+                    return once(fixed)
+                except ValidationError as exc:
+                    errors = exc.errors(include_url=False)
+        raise ToolArgsError(violations(errors, schema))
 
-# -- the call -------------------------------------------------------------------
+    return validate
 
 
 def bind(
-    func: Callable[..., Any], params: Sequence[Param], takes_kwargs: bool
-) -> tuple[Callable[[Mapping[str, Any], Any], Any], Callable[[Any], list[str]]]:
-    """Return ``body(args, execution)`` calling ``func`` as ``params`` plan.
+    plan: SignaturePlan,
+) -> tuple[Callable[[Any, Any], Any], Callable[[Any], list[str]]]:
+    """Return ``body(args, execution)`` and ``check(args) -> violations``.
 
-    Extra keys are dropped unless ``takes_kwargs``. An ``int`` parameter
-    given a fractional number raises :class:`ToolArgsError`.
-
-    Also returns ``check(args)``: the same conversion run dry (nothing is
-    built or called), listing what it would refuse. Schema validation stops a
-    call before conversion, so ``@tool`` adds these to the schema's
-    violations and the model can fix every argument in one round.
+    ``body`` validates, converts and calls the function; ``check`` only
+    validates (presenters use it to skip arguments a tool would refuse).
     """
-    names = frozenset(p.name for p in params)
-    steps = tuple(
-        (p.name, p.convert, _SKIP.get(p.convert, _NOTHING), p.absent)
-        for p in params
-        if p.source == "args" and not p.positional
+    func = plan.func
+    strict = not plan.coerce
+    validate = make_validate(
+        plan.adapter.validator,
+        plan.schema,
+        strict=strict,
+        json_route=plan.json_route,
+        nulls=plan.null_is_absent,
     )
-    injected = tuple(
-        (p.name, p.source == "signal")
-        for p in params
-        if p.source != "args" and not p.positional
-    )
-    leading = tuple(p for p in params if p.positional)
-    needed = frozenset(p.name for p in params if p.absent is not OMIT)
-    ints = tuple(p.name for p in params if p.convert is to_int)
-    direct = not (leading or injected) and all(
-        p.convert is None or p.convert is to_int for p in params
-    )
-
-    def body(args: Mapping[str, Any], execution: Any) -> Any:
-        # The common call needs no conversion at all: pass the args through.
-        if direct and isinstance(args, dict):
-            keys = args.keys()
-            if keys <= names and needed <= keys:
-                for name in ints:
-                    if type(_dict_get(args, name, 0)) is not int:
-                        break
-                else:
-                    return func(**args)
-        return general(args, execution)
-
-    def general(given: Mapping[str, Any], execution: Any) -> Any:
-        args = given if isinstance(given, dict) else dict(given)
-        errors: list[str] = []
-        positional, kwargs = convert_all(args, execution, errors)
-        if errors:
-            raise ToolArgsError(errors)
-        if takes_kwargs:
-            for key, value in dict.items(args):
-                if type(key) is str and key not in names:
-                    kwargs[key] = value
-        return func(*positional, **kwargs)
-
-    def convert_all(
-        args: dict[str, Any], execution: Any, errors: list[str]
-    ) -> tuple[Sequence[Any], dict[str, Any]]:
-        kwargs: dict[str, Any] = {}
-        for name, convert, skip, absent in steps:
-            value = _dict_get(args, name, _MISSING)
-            if value is _MISSING:
-                if absent is OMIT:
-                    continue
-                if absent is REQUIRED:
-                    errors.append(f'missing required property "{name}"')
-                value = absent
-            elif convert is not None and type(value) not in skip:
-                value = convert(value, name, errors)
-            kwargs[name] = value
-        for name, wants_signal in injected:
-            kwargs[name] = (
-                getattr(execution, "signal", None) if wants_signal else execution
-            )
-        positional = (
-            [_lead(p, args, execution, errors) for p in leading] if leading else ()
+    params = plan.params
+    names = frozenset(p.name for p in params if p.kind != "varkw")
+    takes_kwargs = any(p.kind == "varkw" for p in params)
+    direct = all(p.kind == "keyword" and p.source == "args" for p in params)
+    extras = None
+    if plan.extras is not None:
+        extras = make_validate(
+            plan.extras.validator, plan.schema, strict=strict, json_route=True
         )
-        return positional, kwargs
+
+    def body(args: Any, execution: Any) -> Any:
+        values = validate(args)
+        if direct:
+            return func(**values)
+        return general(args, values, execution)
+
+    def general(args: Any, values: dict[str, Any], execution: Any) -> Any:
+        positional: list[Any] = []
+        for p in params:
+            if p.source != "args":
+                value = execution
+                if p.source == "signal":
+                    value = getattr(execution, "signal", None)
+                if p.kind == "positional":
+                    positional.append(value)
+                else:
+                    values[p.name] = value
+            elif p.kind == "positional":
+                value = values.pop(p.name, _MISSING)
+                if value is _MISSING:
+                    value = p.default
+                positional.append(value)
+            elif p.kind == "varargs":
+                positional.extend(values.pop(p.name, ()))
+        if takes_kwargs and isinstance(args, Mapping):
+            more = {k: v for k, v in args.items() if type(k) is str and k not in names}
+            if more and extras is not None:
+                more = extras(more)
+            values.update(more)
+        return func(*positional, **values)
 
     def check(args: Any) -> list[str]:
-        if not isinstance(args, dict):
-            return []
-        errors: list[str] = []
-        token = _DRY.set(True)
         try:
-            convert_all(args, None, errors)
-        finally:
-            _DRY.reset(token)
-        return errors
+            validate(args)
+        except ToolArgsError as exc:
+            return list(exc.violations)
+        return []
 
     return body, check
-
-
-def _lead(p: Param, args: dict[str, Any], execution: Any, errors: list[str]) -> Any:
-    """The value of a positional-only parameter (rare, so not inlined)."""
-    if p.source != "args":
-        return (
-            execution if p.source == "execution" else getattr(execution, "signal", None)
-        )
-    value = _dict_get(args, p.name, _MISSING)
-    if value is _MISSING:
-        if p.absent is REQUIRED:
-            errors.append(f'missing required property "{p.name}"')
-        return p.absent
-    return value if p.convert is None else p.convert(value, p.name, errors)

@@ -119,34 +119,60 @@ class Ready(Generic[T]):
         yield  # a generator that returns at once, without suspending
 
 
+_UNSETTLED: Any = object()
+
+
 class Vetting(Generic[T]):
     """A listener's pending value, vetted by ``check`` once it settles.
 
     A generator-based awaitable rather than a coroutine, and its fields are
-    public to the pipeline: the outermost level awaits ``awaitable`` and
-    calls ``check`` itself, so the common chain costs one frame less.
+    public to the driver: the outermost level awaits ``awaitable`` and
+    calls :meth:`finish` itself, so the common chain costs one frame less.
+    With a decider cell (traces), ``inner`` returns what the listener's
+    ``next()`` handed it, to tell a pass-through from a decision.
     """
 
-    __slots__ = ("awaitable", "check", "fn")
+    __slots__ = ("awaitable", "check", "fn", "inner", "value", "who")
 
     def __init__(
         self,
         awaitable: Awaitable[object],
-        fn: Callable[..., Any],
+        fn: Callable[..., Any] | None,
         check: Callable[[object, Callable[..., Any]], T],
+        who: list[Callable[..., Any] | None] | None = None,
+        inner: Callable[[], object] | None = None,
     ) -> None:
         self.awaitable = awaitable
         self.fn = fn
         self.check = check
+        self.who = who
+        self.inner = inner
+        self.value: Any = _UNSETTLED
+
+    def finish(self, value: object) -> T:
+        """Vet the settled value; with a decider cell, note who decided."""
+        checked = self.check(value, self.fn)  # type: ignore[arg-type]
+        who = self.who
+        if who is not None:
+            self.value = checked
+            inner = self.inner() if self.inner is not None else None
+            if self.fn is not None and _settled(inner) is not checked:
+                who[0] = self.fn
+        return checked
 
     def __await__(self) -> Generator[Any, None, T]:
         value = yield from self.awaitable.__await__()
-        return self.check(value, self.fn)
+        return self.finish(value)
 
 
-async def _capture(awaitable: Awaitable[T], into: list[object]) -> T:
-    value = await awaitable
-    into.append(value)
+def _settled(awaitable: object) -> object:
+    """What a Ready or Vetting settled to, or a marker when unknown."""
+    if isinstance(awaitable, (Ready, Vetting)):
+        return awaitable.value
+    return _UNSETTLED
+
+
+def _passthrough(value: object, fn: object) -> Any:
     return value
 
 
@@ -155,31 +181,35 @@ def run_waterfall(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-    decider: list[Callable[..., Any] | None] | None = None,
+    who: list[Callable[..., Any] | None] | None = None,
 ) -> Awaitable[T]:
     """Run ``listeners`` around ``base``; ``check`` vets each listener's return.
 
-    ``base`` is the stage default: a coroutine function (dispatch) or a plain
-    value (allow, accept). ``check(value, listener)`` returns the typed value
-    or raises :class:`ListenerContractError` naming the listener. A listener
-    calling ``next()`` twice gets a :class:`ListenerContractError`.
+    ``base`` is the stage default: a function making an awaitable (dispatch)
+    or a plain value (allow, accept). ``check(value, listener)`` returns the
+    typed value or raises :class:`ListenerContractError` naming the
+    listener. A listener calling ``next()`` twice gets a
+    :class:`ListenerContractError`.
 
-    With ``decider`` (a one-item list, for traces), ``decider[0]`` ends as
+    With ``who`` (a one-item decider cell, for traces), ``who[0]`` ends as
     the listener whose value won: the outermost one that did not pass on
     what ``next()`` gave it; it stays None when the base decided.
     """
     if not listeners:
-        return _innermost(base)
-    if decider is not None:
-        return _traced(listeners, payload, base, check, decider)
-    return _step(listeners, 0, payload, base, check)
+        return _innermost(base, who)
+    return _step(listeners, 0, payload, base, check, who)
 
 
-def _innermost(base: Callable[[], Awaitable[T]] | T) -> Awaitable[T]:
-    if callable(base):
-        made: Awaitable[T] = base()
-        return made
-    return Ready(base)
+def _innermost(
+    base: Callable[[], Awaitable[T]] | T, who: list[Callable[..., Any] | None] | None
+) -> Awaitable[T]:
+    if not callable(base):
+        return Ready(base)
+    made: Awaitable[T] = base()
+    if who is not None and not isinstance(made, (Ready, Vetting)):
+        # Remember what the base settled to, so a pass-through can tell.
+        return Vetting(made, None, _passthrough, who)
+    return made
 
 
 def _step(
@@ -188,6 +218,7 @@ def _step(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
+    who: list[Callable[..., Any] | None] | None,
 ) -> Awaitable[T]:
     # A plain function, not a coroutine: a listener that returns exactly
     # what next() gave it (the common pass-through) adds no frame, and the
@@ -202,48 +233,19 @@ def _step(
             raise ListenerContractError(f"{describe(fn)} called next() twice")
         j = i + 1
         if j < len(listeners):
-            given = _step(listeners, j, payload, base, check)
+            given = _step(listeners, j, payload, base, check, who)
         else:
-            given = _innermost(base)
+            given = _innermost(base, who)
         return given
 
     out = fn(*payload, next_)
     if given is not None and out is given:
         return given
     if hasattr(out, "__await__"):
-        return Vetting(out, fn, check)
-    return Ready(check(out, fn))
-
-
-def _traced(
-    listeners: Sequence[Callable[..., Any]],
-    payload: tuple[Any, ...],
-    base: Callable[[], Awaitable[T]] | T,
-    check: Callable[[object, Callable[..., Any]], T],
-    decider: list[Callable[..., Any] | None],
-) -> Awaitable[T]:
-    """The same chain, also noting which listener's value won (for traces)."""
-    last = len(listeners) - 1
-
-    async def step(i: int) -> T:
-        fn = listeners[i]
-        used = False
-        inner: list[object] = []
-
-        def next_(*_ignored: object) -> Awaitable[T]:
-            nonlocal used
-            if used:
-                raise ListenerContractError(f"{describe(fn)} called next() twice")
-            used = True
-            awaitable = _innermost(base) if i == last else step(i + 1)
-            return _capture(awaitable, inner)
-
-        out = fn(*payload, next_)
-        if hasattr(out, "__await__"):
-            out = await out
-        value = check(out, fn)
-        if not (inner and inner[0] is value):
-            decider[0] = fn
-        return value
-
-    return step(0)
+        if who is None:
+            return Vetting(out, fn, check)
+        return Vetting(out, fn, check, who, lambda: given)
+    value = check(out, fn)
+    if who is not None:
+        who[0] = fn
+    return Ready(value)

@@ -8,14 +8,15 @@ result it can correct from, and the body never sees bad input.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from dsh_nb.tools._names import check_tool_name
 from dsh_nb.tools._restriction import check_timeout_ms
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
@@ -101,6 +102,7 @@ def define_tool(
     timeout_ms: float | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
+    check_name: bool = True,
 ) -> ToolDefinition:
     """Build a validated tool from a SchemaSpec or a raw JSON Schema.
 
@@ -114,44 +116,14 @@ def define_tool(
         ``execute(args, execution)`` or ``execute(args)``, sync or async; it
         returns a list of content blocks, ``{"content": [...], "meta": ...}``
         or a ``str``.
+    check_name
+        Refuse a name model APIs reject (anything but 1-64 ASCII letters,
+        digits, ``_`` and ``-``), suggesting one that works. Pass ``False``
+        for a tool that never reaches a model API under this name.
     """
-    return _define(
-        name=name,
-        description=description,
-        parameters=parameters,
-        execute=execute,
-        timeout_ms=timeout_ms,
-        present_call=present_call,
-        present_result=present_result,
-        conversions=None,
-    )
-
-
-def _define(
-    *,
-    name: str,
-    description: str,
-    parameters: Mapping[str, Any],
-    execute: Callable[..., Any],
-    timeout_ms: float | None,
-    present_call: Callable[[Any], ToolCallView | None] | None,
-    present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
-    conversions: Callable[[Any], list[str]] | None,
-) -> ToolDefinition:
-    """:func:`define_tool`; ``conversions`` adds ``@tool``'s dry conversion check."""
     from dsh_nb.tools import schema
 
-    if not isinstance(name, str) or not name:
-        raise ToolDefinitionError(
-            f"defineTool: name must be a non-empty str, not {name!r}"
-        )
-    if not isinstance(description, str):
-        raise ToolDefinitionError(
-            f"defineTool({name}): description must be a str, not {description!r}"
-        )
-    _check_timeout(name, timeout_ms)
-    if not callable(execute):
-        raise ToolDefinitionError(f"defineTool({name}): execute must be callable")
+    _check_common(name, description, execute, timeout_ms, check_name, "defineTool")
     if not isinstance(parameters, Mapping):
         raise ToolDefinitionError(
             f"defineTool({name}): parameters must be a SchemaSpec or a JSON Schema "
@@ -178,18 +150,67 @@ def _define(
         def body(args: Any, execution: Any) -> Any:
             return one(args)
 
-    # Where each parameter is declared: merged violations keep that order.
-    rank = {key: i for i, key in enumerate(parameters)}
-
     def run(args: Any, execution: ToolExecution) -> Any:
         violations = validator(args)
         if violations:
-            if conversions is not None:
-                violations = _with_conversions(violations, conversions, args, rank)
             raise ToolArgsError(violations)
         return body(args, execution)
 
     run.__qualname__ = f"{getattr(execute, '__qualname__', name)}"
+    return _finish(
+        name=name,
+        description=description,
+        parameters=json_schema,
+        run=run,
+        validator=validator,
+        timeout_ms=timeout_ms,
+        present_call=present_call,
+        present_result=present_result,
+    )
+
+
+def _check_common(
+    name: object,
+    description: object,
+    execute: object,
+    timeout_ms: object,
+    check_name: bool,
+    where: str,
+) -> None:
+    if not isinstance(name, str) or not name:
+        raise ToolDefinitionError(
+            f"{where}: name must be a non-empty str, not {name!r}"
+        )
+    if has_surrogate(name):
+        raise ToolDefinitionError(
+            f"{where}: name {escape_surrogates(name)!r} holds a lone surrogate, "
+            "which no display, log or model can carry; use whole characters"
+        )
+    if check_name:
+        problem = check_tool_name(name, f"{where}({name})")
+        if problem is not None:
+            raise ToolDefinitionError(problem)
+    if not isinstance(description, str):
+        raise ToolDefinitionError(
+            f"{where}({name}): description must be a str, not {description!r}"
+        )
+    _check_timeout(name, timeout_ms)
+    if not callable(execute):
+        raise ToolDefinitionError(f"{where}({name}): execute must be callable")
+
+
+def _finish(
+    *,
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    run: Callable[[Any, ToolExecution], Any],
+    validator: Validator,
+    timeout_ms: float | None,
+    present_call: Callable[[Any], ToolCallView | None] | None,
+    present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
+) -> ToolDefinition:
+    """The definition, with presenters that skip arguments the tool refuses."""
     call_presenter = None
     if present_call is not None:
         author_call = present_call
@@ -207,58 +228,12 @@ def _define(
     return ToolDefinition(
         name=name,
         description=description,
-        parameters=json_schema,
+        parameters=parameters,
         execute=run,
         timeout_ms=timeout_ms,
         present_call=call_presenter,
         present_result=result_presenter,
     )
-
-
-def _quoted_path(violation: str) -> str | None:
-    """The ``"path"`` a violation text names (every contract text has one)."""
-    start = violation.find('"')
-    end = violation.find('"', start + 1)
-    return violation[start + 1 : end] if start >= 0 and end > start else None
-
-
-def _overlaps(a: str, b: str) -> bool:
-    """Whether one path is the other or lies inside it."""
-    inside = a.startswith((b + ".", b + "[")) or b.startswith((a + ".", a + "["))
-    return a == b or inside
-
-
-def _with_conversions(
-    violations: list[str],
-    conversions: Callable[[Any], list[str]],
-    args: Any,
-    rank: Mapping[str, int],
-) -> list[str]:
-    """Add what conversion would also refuse, for paths the schema passed.
-
-    The result is ordered by where each path's parameter is declared.
-    """
-    try:
-        more = conversions(args)
-    except Exception:  # noqa: BLE001 - a hint must not replace the real error
-        return violations
-    flagged = [p for p in map(_quoted_path, violations) if p is not None]
-    out = list(violations)
-    for violation in more:
-        path = _quoted_path(violation)
-        if path is None or violation in out:
-            continue
-        if any(_overlaps(path, p) for p in flagged):
-            continue
-        out.append(violation)
-    if len(out) == len(violations):
-        return violations
-
-    def declared(violation: str) -> int:
-        path = _quoted_path(violation) or ""
-        return rank.get(re.split(r"[.\[]", path, maxsplit=1)[0], -1)
-
-    return sorted(out, key=declared)
 
 
 @overload
@@ -273,6 +248,7 @@ def tool(
     timeout_ms: float | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
+    coerce: bool = False,
 ) -> Callable[[F], ToolDefinition]: ...
 
 
@@ -285,8 +261,23 @@ def tool(
     timeout_ms: float | None = None,
     present_call: Callable[[Any], ToolCallView | None] | None = None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None,
+    coerce: bool = False,
 ) -> ToolDefinition | Callable[[F], ToolDefinition]:
-    """Turn a typed function into a tool; the schema comes from its signature.
+    """Turn a typed function into a tool; pydantic reads its signature.
+
+    The parameters' JSON Schema, the validation and the conversion to the
+    annotated types come from one pydantic validator built here, once (see
+    :mod:`dsh_nb.tools.signature` for what each kind of parameter becomes).
+    The name must suit model APIs (1-64 ASCII letters, digits, ``_``, ``-``).
+
+    Parameters
+    ----------
+    coerce
+        ``False`` (the default): strict, an argument must have the JSON type
+        the schema names (``"50"`` is refused with ``"n" must be an
+        integer``; ``50.0`` is taken as ``50``; ISO 8601 strings for dates
+        and times). ``True``: pydantic's lax mode, which also converts
+        ``"50"`` to ``50`` and ``"true"`` to ``True``.
 
     Examples
     --------
@@ -294,28 +285,30 @@ def tool(
     ... def add(a: int, b: int) -> str:
     ...     '''Add two integers.'''
     ...     return str(a + b)
-    >>> add.parameters["required"]
-    ['a', 'b']
+    >>> add.parameters["properties"]["a"]
+    {'type': 'integer'}
     """
 
     def build(fn: Callable[..., Any]) -> ToolDefinition:
         from dsh_nb.tools import signature
+        from dsh_nb.tools._binding import bind
 
-        spec = signature.spec_from_signature(fn)
-        body, conversions = signature.bind_with_check(fn)
-        return _define(
-            name=name or fn.__name__,
-            description=(
-                description
-                if description is not None
-                else signature.docstring_summary(fn)
-            ),
-            parameters=spec,
-            execute=body,
+        tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        text = description
+        if text is None:
+            text = signature.docstring_summary(fn)
+        _check_common(tool_name, text, fn, timeout_ms, True, "@tool")
+        plan = signature.plan_signature(fn, coerce=coerce)
+        body, check = bind(plan)
+        return _finish(
+            name=tool_name,
+            description=text,
+            parameters=plan.schema,
+            run=body,
+            validator=check,
             timeout_ms=timeout_ms,
             present_call=present_call,
             present_result=present_result,
-            conversions=conversions,
         )
 
     if func is not None:

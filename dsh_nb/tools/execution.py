@@ -16,6 +16,7 @@ from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
     from dsh_nb.tools.timeout import AbortSignal
 
@@ -72,6 +73,7 @@ class ToolExecution:
         "_arguments",
         "_call_id",
         "_name",
+        "_outcome",
         "_parent",
         "_phase",
         "_signal",
@@ -81,6 +83,7 @@ class ToolExecution:
     _arguments: Any
     _call_id: str
     _name: str
+    _outcome: ToolOutcome | None
     _parent: ToolExecutionToken | None
     _phase: int
     _signal: AbortSignal | None
@@ -105,6 +108,7 @@ class ToolExecution:
         _SET_PARENT(self, parent)
         _SET_SIGNAL(self, signal)
         _SET_PHASE(self, _PHASE_RUNNING)
+        _SET_OUTCOME(self, None)
 
     @property
     def token(self) -> ToolExecutionToken:
@@ -131,6 +135,14 @@ class ToolExecution:
     @property
     def parent(self) -> ToolExecutionToken | None:
         return self._parent
+
+    @property
+    def outcome(self) -> ToolOutcome | None:
+        """What happened to the call; None until the pipeline has settled it.
+
+        Result and trace observers read it; so does ``ToolRegistry.run``.
+        """
+        return self._outcome
 
     @property
     def signal(self) -> AbortSignal | None:
@@ -184,6 +196,7 @@ _SET_AGENT: Final = _SLOT["_agent"].__set__
 _SET_PARENT: Final = _SLOT["_parent"].__set__
 _SET_SIGNAL: Final = _SLOT["_signal"].__set__
 _SET_PHASE: Final = _SLOT["_phase"].__set__
+_SET_OUTCOME: Final = _SLOT["_outcome"].__set__
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)

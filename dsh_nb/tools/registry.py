@@ -28,7 +28,8 @@ from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalService
-    from dsh_nb.tools.pipeline import TraceRecord
+    from dsh_nb.tools.outcome import ToolRun
+    from dsh_nb.tools.trace import Recorder, TraceRecord
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -368,7 +369,17 @@ class ToolRegistry:
         A coroutine function in all but name: ``await registry.execute(...)``.
         It hands back the pipeline's coroutine directly to save a frame.
         """
-        return pipeline.execute(self, call)
+        return pipeline._drive(self, call, False)  # type: ignore[return-value]
+
+    def run(self, call: ToolExecutionInput) -> Coroutine[Any, Any, ToolRun]:
+        """Run one call like :meth:`execute`; also say what happened.
+
+        ``(await registry.run(call)).outcome`` is the call's
+        :class:`~dsh_nb.tools.outcome.ToolOutcome` (status, the stage that
+        decided it, the approval answer); ``.result`` is exactly what
+        ``execute`` returns. Never raises, like ``execute``.
+        """
+        return pipeline._drive(self, call, True)  # type: ignore[return-value]
 
     def _notify(
         self,
@@ -376,7 +387,7 @@ class ToolRegistry:
         result: ToolExecutionResult,
         observers: tuple[ResultObserver, ...],
         tracers: tuple[TraceObserver, ...],
-        trace: list[TraceRecord] | None,
+        rec: Recorder | None,
     ) -> None:
         """Tell the observers snapshotted at call start; each is contained."""
         for observer in observers:
@@ -389,8 +400,8 @@ class ToolRegistry:
                 raise
             except BaseException as exc:  # noqa: BLE001 - never starve peers
                 _report(execution, "tools/result observer", exc)
-        if trace is not None:
-            records = tuple(trace)
+        if rec is not None:
+            records = tuple(rec.records)
             for tracer in tracers:
                 _contain(tracer, execution, result, "trace observer", records)
 

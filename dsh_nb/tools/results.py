@@ -31,6 +31,7 @@ __all__ = [
     "freeze_if_json",
     "materialize",
     "normalize",
+    "not_json_result",
     "settle",
 ]
 
@@ -99,6 +100,11 @@ def finalize(result: ToolExecutionResult, call_id: str) -> ToolExecutionResult:
         return materialize(result)
     except NotJsonError:
         pass
+    return not_json_result(call_id)
+
+
+def not_json_result(call_id: str) -> ToolExecutionResult:
+    """The frozen error a result that is not lossless JSON becomes."""
     try:
         return materialize(text_result(call_id, RESULT_NOT_JSON, is_error=True))
     except NotJsonError:  # even the call id is not JSON (contract A.15)

@@ -16,6 +16,7 @@ from typing import Any
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.surrogates import escape_tree
 
 __all__ = ["Agent", "SessionLog"]
 
@@ -45,7 +46,10 @@ class SessionLog:
         if not isinstance(type_, str) or not type_:
             raise ValueError(f"event type must be a non-empty string, not {type_!r}")
         try:
-            frozen: FrozenDict = snapshot_json({"type": type_, "data": data})
+            # Escaped: the log is written as UTF-8, which has no lone surrogates.
+            frozen: FrozenDict = snapshot_json(
+                escape_tree({"type": type_, "data": data})
+            )
         except NotJsonError as exc:
             raise ValueError(
                 f"event {type_!r} data must be lossless JSON: {exc}"
@@ -62,7 +66,14 @@ class SessionLog:
 
     def append(self, type_: str, data: Mapping[str, Any] | None = None) -> FrozenDict:
         """Record one event and notify listeners; a raising listener is logged."""
-        event = self._freeze(type_, {} if data is None else data)
+        return self._append_frozen(self._freeze(type_, {} if data is None else data))
+
+    def _append_frozen(self, event: FrozenDict) -> FrozenDict:
+        """Append an event built from frozen JSON parts, without copying.
+
+        For the core's journal (:mod:`dsh_nb.tools.journal`), whose parts
+        are the call's own frozen arguments and result.
+        """
         self._record(event)
         for listener in tuple(self._listeners):
             try:

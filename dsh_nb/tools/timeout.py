@@ -31,7 +31,7 @@ from dsh_nb.tools.errors import ToolTimeoutError, error_info
 from dsh_nb.tools.jsonvalue import snapshot_json
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.pipeline import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
     from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = [
@@ -53,7 +53,7 @@ TOOL_TIMEOUT: Final = "TOOL_TIMEOUT"
 
 def tool_timeout_result(call_id: str, timeout_ms: float) -> ToolExecutionResult:
     """Build the exact result reported when the policy's deadline won."""
-    from dsh_nb.tools.pipeline import ToolExecutionResult
+    from dsh_nb.tools.execution import ToolExecutionResult
 
     error = ToolTimeoutError(timeout_ms)
     return ToolExecutionResult(

@@ -59,3 +59,22 @@ def test_compare_writes_a_results_table(tmp_path: Path) -> None:
         assert f"`{tool}`: " in written
     assert "skipped (--no-ts)" in written
     assert f"wrote {target}" in out
+
+
+def test_models_benchmark_prints_every_row() -> None:
+    out = run(str(BENCHMARKS / "models.py"), "--rounds", "2")
+    for peer in (
+        "bare SDK (hand-written step)",
+        "dsh_nb Chat",
+        "dsh_nb Chat, streamed",
+        "openai-agents Runner",
+    ):
+        assert re.search(
+            rf"^\| {re.escape(peer)} \| \d+\.\d\d \| \d+\.\d\d \| [+-]\d+\.\d\d \|",
+            out,
+            re.M,
+        ), out
+    assert re.search(r"^dsh_nb Chat adds -?\d+\.\d\d ms per step", out, re.M), out
+    assert re.search(
+        r"^dsh_nb Chat: \d+\.\d, \d+\.\d, \d+\.\d ms per step", out, re.M
+    ), out

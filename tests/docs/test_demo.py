@@ -1,4 +1,4 @@
-"""The README's first command ends in ``python -m dsh_nb demo``: it must work."""
+"""The README documents `python -m dsh_nb demo` as the no-browser tour: it must work."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_demo_runs_headless_and_prints_every_card() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "[done] add — 5" in out
-    assert 'Error: invalid arguments: "a" must be a number' in out
+    assert 'Error: invalid arguments: "a" must be an integer' in out
     assert "hello from the shell" in out and "(exit 0)" in out
     assert "[denied] rm notes.txt — Error: rm is not allowed in the demo" in out
     assert "-beta\n+BETA" in out

@@ -113,6 +113,8 @@ async def test_two_steps_with_parallel_calls(
     kinds = [e["type"] for e in chat.agent.session.events]
     assert kinds[0] == "turn/start" and kinds[-1] == "turn/end"
     assert kinds.count("turn/start") == 1
+    # The core journals each call the loop ran, inside that turn.
+    assert kinds.count("tool/call") == kinds.count("tool/result") == 2
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -186,6 +188,12 @@ async def test_errors_become_results_the_model_reads(
     assert "kaput" in texts[1][1]
     if provider == "openai":  # anthropic's SDK keeps unparsable input whole
         assert "not valid JSON" in texts[2][1]
+        # A call that never reached the pipeline is journaled all the same.
+        results = chat.agent.session.of_type("tool/result")
+        assert [(e["data"]["status"], e["data"]["stage"]) for e in results][2] == (
+            "error",
+            "arguments",
+        )
     assert_consistent(chat)
 
 

@@ -31,7 +31,7 @@ from dsh_nb.notebook.approvals import (
 from dsh_nb.notebook.frontend import RequestOrigin
 from dsh_nb.tools.approval import ApprovalService
 from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.pipeline import Ask, ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.execution import Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
 from dsh_nb.tools.timeout import AbortController, AbortSignal

@@ -257,7 +257,8 @@ def test_approval_policy_change_is_recorded_and_applied(ip: InteractiveShell) ->
     assert final["status"] == "denied"
     assert final["approval"] == "rejected"
     assert (
-        final["result"]["content"][0]["text"] == 'Error: the user rejected tool "add"'
+        final["result"]["content"][0]["text"]
+        == 'Error: approval policy "never" rejects tool "add"'
     )
 
 

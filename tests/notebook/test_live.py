@@ -11,13 +11,12 @@ from ipshell import fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from dsh_nb.cards import CARD_MIME
+from dsh_nb.cards import CARD_MIME, STATUSES
 from dsh_nb.notebook import extension
-from dsh_nb.notebook.live import LiveCall, classify
+from dsh_nb.notebook.live import LiveCall, card_status, classify
 from dsh_nb.notebook.replay import replay
-from dsh_nb.tools.errors import ToolErrorInfo
-from dsh_nb.tools.execution import ToolExecutionResult, text_result
-from dsh_nb.tools.pipeline import TraceRecord
+from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.outcome import ToolOutcome
 
 ADD = '''%%tool
 def add(a: int, b: int = 2) -> str:
@@ -31,58 +30,20 @@ def ip() -> Iterator[InteractiveShell]:
     yield from fresh_shell()
 
 
-def _record(stage: str, decision: str) -> TraceRecord:
-    return TraceRecord(stage=stage, actor="x", decision=decision, duration_ms=0.1)
-
-
-ERROR = text_result("c", "Error: nope", is_error=True)
-
-
 @pytest.mark.parametrize(
-    ("result", "trace", "approval", "status"),
+    ("status", "card"),
     [
-        (text_result("c", "ok", is_error=False), (), None, "done"),
-        (
-            ToolExecutionResult(
-                call_id="c",
-                content=[],
-                is_error=True,
-                error=ToolErrorInfo("ToolTimeoutError", "TOOL_TIMEOUT"),
-            ),
-            (),
-            None,
-            "timed-out",
-        ),
-        (ERROR, (_record("pre-execute", "deny: nope"),), None, "denied"),
-        (
-            ERROR,
-            (_record("pre-execute", "ask"), _record("approval", "x")),
-            "rejected",
-            "denied",
-        ),
-        (ERROR, (_record("approval", "x"),), "cancelled", "cancelled"),
-        (
-            ERROR,
-            (_record("pre-execute", "allow"), _record("guard", "deny: g")),
-            None,
-            "denied",
-        ),
-        (
-            ERROR,
-            (_record("pre-execute", "allow"), _record("execute", "error")),
-            None,
-            "error",
-        ),
-        (ERROR, (), None, "error"),
+        ("done", "done"),
+        ("denied", "denied"),
+        ("error", "error"),
+        ("timeout", "timed-out"),
+        ("cancelled", "cancelled"),
     ],
 )
-def test_classify(
-    result: ToolExecutionResult,
-    trace: tuple[TraceRecord, ...],
-    approval: str | None,
-    status: str,
-) -> None:
-    assert classify(result, trace, approval) == status
+def test_classify_names_the_core_outcome_for_cards(status: str, card: str) -> None:
+    outcome = ToolOutcome(status=status, stage="execute")  # type: ignore[arg-type]
+    assert classify(outcome) == card_status(status) == card
+    assert card in STATUSES
 
 
 class ScriptedPrompt:

@@ -51,7 +51,7 @@ def test_tool_cell_registers_and_shows_what_the_model_sees(
     [out] = cell.outputs
     plain, html = out["data"]["text/plain"], out["data"]["text/html"]
     assert plain.startswith("tool 'add' registered\n  Add two integers.")
-    assert "parameters: a: number*, b: number = 2" in plain
+    assert "parameters: a: integer*, b: integer = 2" in plain
     assert json.loads(plain[plain.index("{") :]) == dict(definition.parameters)
     assert "<details><summary>JSON Schema" in html and "&quot;required&quot;" in html
 
@@ -140,8 +140,14 @@ def test_rerun_keeps_a_policy_set_by_the_magic(ip: InteractiveShell) -> None:
     ("code", "message"),
     [
         (
-            "%%tool\ndef f(a: object) -> str:\n    return ''\n",
-            "%%tool 'f': @tool f(): parameter \"a\" has unsupported type object",
+            "%%tool\ndef f(a: type) -> str:\n    return ''\n",
+            "%%tool 'f': @tool f(): parameter \"a\" has type type, which JSON Schema",
+        ),
+        (
+            "%%tool\ndef größe(a: int) -> str:\n    return ''\n",
+            "%%tool 'größe': @tool(größe): tool name 'größe' has 'ß', 'ö'; model "
+            "APIs accept only 1-64 ASCII letters, digits, '_' and '-'. Try "
+            "name='grosse'",
         ),
         (
             "%%tool\ndef f(a: int:\n    pass\n",
@@ -203,7 +209,7 @@ def test_tools_table(ip: InteractiveShell) -> None:
     table = run(ip, "%tools").result.result
     assert isinstance(table, Table)
     assert table.rows == [
-        ("add", "Add two integers.", "a: number*, b: number = 2", "500ms", "ask"),
+        ("add", "Add two integers.", "a: integer*, b: integer = 2", "500ms", "ask"),
         ("echo", "x" * 59 + "…", "text: string*", "none", "-"),
     ]
     bundle = table._repr_mimebundle_()
@@ -239,6 +245,50 @@ def test_tools_exports(ip: InteractiveShell) -> None:
     shown, _ = ip.display_formatter.format(bound)  # what Out[] sends
     assert json.loads(shown["text/plain"]) == shown["application/json"] == bound
     assert "one format" in usage_error(run(ip, "%tools --json --openai"))
+
+
+def test_tools_openai_strict(ip: InteractiveShell) -> None:
+    run(ip, ADD)
+    assert run(ip, "%tools --openai --strict").result.result == [
+        {
+            "type": "function",
+            "function": {
+                "name": "add",
+                "description": "Add two integers.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "integer"},
+                        "b": {"type": ["integer", "null"], "description": "default: 2"},
+                    },
+                    "required": ["a", "b"],
+                    "additionalProperties": False,
+                },
+                "strict": True,
+            },
+        }
+    ]
+    # What strict mode sends for an omitted optional argument: null.
+    assert run(ip, '%call add {"a": 1, "b": null}').cards()[-1]["result"][
+        "content"
+    ] == [{"type": "text", "text": "3"}]
+    assert "goes with --openai" in usage_error(run(ip, "%tools --strict"))
+    run(ip, "%%tool\ndef weigh(w: dict[str, float]) -> str:\n    return ''\n")
+    assert usage_error(run(ip, "%tools --openai --strict")) == (
+        "tool 'weigh' cannot be exported for OpenAI strict mode: \"w\" is an "
+        "object without fixed properties"
+    )
+
+
+def test_tool_cell_coerce_flag(ip: InteractiveShell) -> None:
+    run(ip, ADD)
+    strict = run(ip, '%call add {"a": "1"}').cards()[-1]["result"]["content"]
+    assert strict == [
+        {"type": "text", "text": 'Error: invalid arguments: "a" must be an integer'}
+    ]
+    run(ip, ADD.replace("%%tool", "%%tool --coerce"))
+    lax = run(ip, '%call add {"a": "1"}').cards()[-1]["result"]["content"]
+    assert lax == [{"type": "text", "text": "3"}]
 
 
 # --- %call -----------------------------------------------------------------------

@@ -111,7 +111,9 @@ def test_replay_without_the_tools_falls_back_to_generic_cards(
     assert [c.data[CARD_MIME]["status"] for c in cards] == [c["status"] for c in live]
 
 
-def test_replay_infers_status_and_keeps_unfinished_calls(ip: InteractiveShell) -> None:
+def test_replay_reads_status_and_approval_from_the_journal_alone(
+    ip: InteractiveShell,
+) -> None:
     def result(call_id: str, text: str, *, error: bool) -> dict[str, object]:
         return {
             "callId": call_id,
@@ -125,14 +127,21 @@ def test_replay_infers_status_and_keeps_unfinished_calls(ip: InteractiveShell) -
                 "type": "tool/call",
                 "data": {"callId": "a", "name": "x", "arguments": {}},
             },
+            # Approval events are the seam's audit; replay does not read them.
             {
                 "type": "approval/asked",
                 "data": {"id": "q1", "toolName": "x", "callId": "a"},
             },
-            {"type": "approval/decided", "data": {"id": "q1", "outcome": "rejected"}},
+            {"type": "approval/decided", "data": {"id": "q1", "outcome": "allowed"}},
             {
                 "type": "tool/result",
-                "data": {"callId": "a", "result": result("a", "Error: no", error=True)},
+                "data": {
+                    "callId": "a",
+                    "result": result("a", "Error: no", error=True),
+                    "status": "denied",
+                    "stage": "approval",
+                    "approval": "rejected",
+                },
             },
             {
                 "type": "tool/call",
@@ -146,12 +155,27 @@ def test_replay_infers_status_and_keeps_unfinished_calls(ip: InteractiveShell) -
                         **result("b", "Error: late", error=True),
                         "error": {"name": "ToolTimeoutError", "code": "TOOL_TIMEOUT"},
                     },
+                    "status": "timeout",
+                    "stage": "execute",
                 },
             },
             {
                 "type": "tool/call",
                 "data": {"callId": "c", "name": "x", "arguments": {"q": 1}},
             },
+            {
+                "type": "tool/call",
+                "data": {"callId": "d", "name": "x", "arguments": {}},
+            },
+            {
+                "type": "tool/result",  # a log from before the core's journal
+                "data": {"callId": "d", "result": result("d", "Error: x", error=True)},
+            },
+            {
+                "type": "tool/call",
+                "data": {"callId": "e", "name": "x", "arguments": {}},
+            },
+            {"type": "tool/cancelled", "data": {"callId": "e", "reason": "cancelled"}},
         ]
     )
     cards = [c.data[CARD_MIME] for c in replay(log, display=False)]
@@ -159,6 +183,8 @@ def test_replay_infers_status_and_keeps_unfinished_calls(ip: InteractiveShell) -
         ("a", "denied"),
         ("b", "timed-out"),
         ("c", "pending"),
+        ("d", "error"),
+        ("e", "cancelled"),
     ]
     assert cards[0]["approval"] == "rejected"
     assert cards[1]["call"]["rawInput"] == "{broken"

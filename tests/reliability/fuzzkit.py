@@ -218,6 +218,18 @@ class HostileStr:
     __repr__ = __str__
 
 
+class HostileRepr:
+    """repr() and str() raise a BaseException: SystemExit, KeyboardInterrupt."""
+
+    def __init__(self, exc: type[BaseException]) -> None:
+        self.exc = exc
+
+    def __repr__(self) -> str:
+        raise self.exc()
+
+    __str__ = __repr__
+
+
 class HostileHash:
     def __hash__(self) -> int:
         raise RuntimeError("hostile __hash__")
@@ -298,6 +310,9 @@ def _power(exponent_and_sign: tuple[int, bool]) -> int:
 # 3**9000 has 4,295 digits: still JSON. 3**9020 has 4,304: refused.
 big_json_ints = st.tuples(st.integers(0, 9000), st.booleans()).map(_power)
 too_big_ints = st.tuples(st.integers(9020, 20_000), st.booleans()).map(_power)
+# Any code point, lone surrogates included (hypothesis leaves them out by
+# default): Python holds them, UTF-8 cannot encode them (issue 15 item 3).
+any_text = st.text(st.characters(exclude_categories=()), max_size=8)
 json_scalars = st.one_of(
     st.none(),
     st.booleans(),
@@ -305,6 +320,7 @@ json_scalars = st.one_of(
     big_json_ints,
     finite_floats,
     st.text(max_size=8),
+    any_text,
 )
 json_values = json_trees(json_scalars, max_leaves=20)
 # Keys that are not str, including one whose repr() raises.
@@ -362,6 +378,10 @@ poison = st.one_of(
     st.datetimes(),
     st.complex_numbers(max_magnitude=10, allow_nan=False, allow_infinity=False),
     st.builds(nested, st.integers(MAX_DEPTH, 3 * MAX_DEPTH), st.booleans()),
+    st.builds(nested, st.just(10_000), st.booleans()),
+    st.builds(
+        HostileRepr, st.sampled_from([SystemExit, KeyboardInterrupt, RuntimeError])
+    ),
 )
 
 

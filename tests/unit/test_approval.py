@@ -26,7 +26,7 @@ from dsh_nb.tools.approval import (
 )
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ApprovalError, HarnessError
-from dsh_nb.tools.pipeline import Allow, Ask, ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.execution import Allow, Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent, SessionLog
 
@@ -397,8 +397,31 @@ async def test_real_service_policy_never_rejects_in_pipeline(
     setup.ask()
     agent.session.start_turn()
     result = await setup.run(agent=agent)
-    assert result.to_json() == error_json('Error: the user rejected tool "echo"')
+    # Nobody was asked: the text names the policy; the outcome stays rejected.
+    assert result.to_json() == error_json(
+        'Error: approval policy "never" rejects tool "echo"'
+    )
     assert called == []
+    decided = agent.session.of_type("approval/decided")
+    assert [e["data"]["outcome"] for e in decided] == ["rejected"]
+
+
+async def test_a_person_rejecting_under_ask_is_still_the_user(
+    setup: Setup, agent: Agent
+) -> None:
+    service = ApprovalService(policy="never")
+    service.on_request(lambda req, next: "rejected")
+    setup.registry.approval = service
+    set_approval_policy(agent.session, "ask")  # the session overrides "never"
+    setup.ask()
+    agent.session.start_turn()
+    result = await setup.run(agent=agent)
+    assert result.to_json() == error_json('Error: the user rejected tool "echo"')
+    set_approval_policy(agent.session, "never")
+    result = await setup.run(agent=agent)
+    assert result.to_json() == error_json(
+        'Error: approval policy "never" rejects tool "echo"'
+    )
 
 
 async def test_real_service_receives_abort_signal_and_cancels(

@@ -23,9 +23,9 @@ from dsh_nb.tools.definition import (
     text_block,
     tool,
 )
-from dsh_nb.tools.errors import ToolArgsError
+from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
+from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.jsonvalue import ABSENT
-from dsh_nb.tools.pipeline import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 
 INVALID_ARGS = {"name": "ToolArgsError", "code": "INVALID_ARGS"}
@@ -138,8 +138,26 @@ def test_schema_prop_objects_are_accepted() -> None:
     }
 
 
-def test_name_is_not_validated() -> None:
-    assert build(name="weird name!").name == "weird name!"
+def test_name_model_apis_refuse_fails_with_a_suggestion() -> None:
+    # Issue 11: OpenAI rejects a whole request over one bad name, so
+    # define_tool refuses it at once (the contract's define_tool did not).
+    with pytest.raises(ToolDefinitionError) as info:
+        build(name="weird name!")
+    assert str(info.value) == (
+        "defineTool(weird name!): tool name 'weird name!' has ' ', '!'; model APIs "
+        "accept only 1-64 ASCII letters, digits, '_' and '-'. Try name='weird_name'"
+    )
+
+
+def test_check_name_false_keeps_any_name() -> None:
+    definition = define_tool(
+        name="weird name!",
+        description="d",
+        parameters={},
+        execute=lambda a: [],
+        check_name=False,
+    )
+    assert definition.name == "weird name!"
 
 
 def test_define_tool_is_keyword_only() -> None:
@@ -703,12 +721,12 @@ async def test_a_path_the_schema_refused_gets_no_second_message() -> None:
         _boxed_tool(), {"a": "one", "b": 3, "xs": [1], "box": {"n": 1, "side": "l"}}
     )
     assert result.text == (
-        'Error: invalid arguments: "a" must be a number; "b" must be a string'
+        'Error: invalid arguments: "a" must be an integer; "b" must be a string'
     )
     inside = await run(_boxed_tool(), {"a": 1, "b": "s", "xs": [1], "box": {"n": 1.5}})
-    assert inside.text == (
-        'Error: invalid arguments: missing required property "box.side"; '
-        '"box.n" must be an integer'
+    assert inside.text == (  # declared order: n, then side
+        'Error: invalid arguments: "box.n" must be an integer; '
+        'missing required property "box.side"'
     )
 
 
@@ -721,4 +739,6 @@ async def test_conversion_alone_still_reports_as_before() -> None:
     ok = await run(
         _boxed_tool(), {"a": 2.0, "b": "s", "xs": [3.0], "box": {"n": 1, "side": "l"}}
     )
-    assert ok.text == "2 s [3] 1" and len(_BOXES_BUILT) == 1
+    # 2.0 is an integer to JSON Schema: the strict check refuses it, then
+    # takes it as 2 (pydantic may have built the box on the refused pass).
+    assert ok.text == "2 s [3] 1" and _BOXES_BUILT[-1] == _Box(n=1, side="l")

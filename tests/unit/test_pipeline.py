@@ -24,8 +24,7 @@ from dsh_nb.tools.errors import (
     ListenerContractError,
     ToolErrorInfo,
 )
-from dsh_nb.tools.jsonvalue import ABSENT
-from dsh_nb.tools.pipeline import (
+from dsh_nb.tools.execution import (
     Accept,
     Allow,
     Block,
@@ -33,6 +32,7 @@ from dsh_nb.tools.pipeline import (
     ToolExecutionInput,
     ToolExecutionResult,
 )
+from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
 

@@ -33,7 +33,7 @@ from jsonshapes import (
 
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import HarnessError
-from dsh_nb.tools.pipeline import (
+from dsh_nb.tools.execution import (
     Accept,
     Allow,
     Ask,

@@ -18,7 +18,7 @@ import pytest
 
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError
-from dsh_nb.tools.pipeline import ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
 

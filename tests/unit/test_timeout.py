@@ -12,7 +12,7 @@ import pytest
 
 from dsh_nb.tools.definition import define_tool
 from dsh_nb.tools.errors import ToolErrorInfo
-from dsh_nb.tools.pipeline import (
+from dsh_nb.tools.execution import (
     Accept,
     ToolExecution,
     ToolExecutionInput,

@@ -1,0 +1,202 @@
+"""The audit journal: what the core writes to an agent's session log.
+
+Every call that has an agent leaves, on that agent's :class:`SessionLog`,
+whoever made it (a cell, a script, a model loop, an MCP server)::
+
+    tool/call       {callId, name, arguments?}      once the arguments are read
+    tool/result     {callId, result, status, stage, approval?, bodyRunning?}
+    tool/cancelled  {callId, reason}                interrupted or cancelled
+
+``result`` is the wire form of the frozen result (``callId``, ``content``,
+``isError``, ``error?``, ``additionalContext?``, ``meta?``), and ``status``,
+``stage``, ``approval`` and ``bodyRunning`` are the call's
+:class:`~dsh_nb.tools.outcome.ToolOutcome`. ``arguments`` is absent when
+they were not lossless JSON. The approval seam adds its own
+``approval/asked`` / ``approval/decided`` pair in between.
+
+Every event is built here, from values that are already deep-frozen
+lossless JSON, so nothing a tool returns reaches the log as anything else;
+this module is the one place to bound or clean what the journal keeps.
+The turn helpers let callers outside a notebook open the turn the
+approval seam needs, shared by concurrent calls of one agent.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.tools.jsonvalue import (
+    ABSENT,
+    FrozenDict,
+    NotJsonError,
+    snapshot_json,
+)
+from dsh_nb.tools.surrogates import escape_tree
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.session import Agent, SessionLog
+
+__all__ = [
+    "CALL",
+    "CANCELLED",
+    "RESULT",
+    "enter_turn",
+    "exit_turn",
+    "record_call",
+    "record_cancelled",
+    "record_result",
+    "record_unrun",
+    "result_json",
+    "turn",
+]
+
+CALL: Final = "tool/call"
+RESULT: Final = "tool/result"
+CANCELLED: Final = "tool/cancelled"
+
+
+def _text(value: object) -> str | None:
+    """An id or a name as the journal keeps it: an exact str, else None."""
+    return value if type(value) is str else None
+
+
+def _event(type_: str, data: dict[str, Any]) -> FrozenDict:
+    # Lone surrogates become [U+D800]: the journal is written as UTF-8 and
+    # replayed into cards (a clean event is kept as it is, not copied).
+    return FrozenDict({"type": type_, "data": escape_tree(FrozenDict(data))})
+
+
+def record_call(session: SessionLog, execution: ToolExecution) -> None:
+    """Write ``tool/call`` for a call whose arguments were just read."""
+    data: dict[str, Any] = {
+        "callId": _text(execution.call_id),
+        "name": _text(execution.name),
+    }
+    arguments = execution.arguments
+    if arguments is not ABSENT:
+        data["arguments"] = arguments  # already deep-frozen lossless JSON
+    session._append_frozen(_event(CALL, data))
+
+
+def result_json(result: ToolExecutionResult) -> FrozenDict:
+    """The frozen wire form of a final (already materialised) result."""
+    out: dict[str, Any] = {
+        "callId": result.call_id,
+        "content": result.content,
+        "isError": result.is_error,
+    }
+    if result.error is not None:
+        out["error"] = FrozenDict(result.error.to_json())
+    if result.additional_context is not None:
+        out["additionalContext"] = result.additional_context
+    if result.meta is not ABSENT:
+        out["meta"] = result.meta
+    return FrozenDict(out)
+
+
+def record_result(
+    session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
+) -> None:
+    """Write ``tool/result``: the final result and its outcome."""
+    data: dict[str, Any] = {
+        "callId": _text(result.call_id),
+        "result": result_json(result),
+        "status": outcome.status,
+        "stage": outcome.stage,
+    }
+    if outcome.approval is not None:
+        data["approval"] = outcome.approval
+    if outcome.body_running:
+        data["bodyRunning"] = True
+    session._append_frozen(_event(RESULT, data))
+
+
+def record_cancelled(session: SessionLog, call_id: object, reason: str) -> None:
+    """Write ``tool/cancelled``: the call ended without a result."""
+    session._append_frozen(
+        _event(CANCELLED, {"callId": _text(call_id), "reason": reason})
+    )
+
+
+def record_unrun(
+    agent: Agent,
+    *,
+    call_id: str,
+    name: str,
+    arguments: object,
+    result: ToolExecutionResult,
+) -> None:
+    """Journal a call that never reached the pipeline, e.g. a model's call
+    whose arguments did not parse: ``tool/call`` then ``tool/result`` with
+    status ``error`` at stage ``arguments``.
+
+    ``arguments`` is logged as given when it is lossless JSON (the raw
+    text a model sent, say) and left out otherwise.
+    """
+    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.results import finalize
+
+    data: dict[str, Any] = {"callId": _text(call_id), "name": _text(name)}
+    try:
+        data["arguments"] = snapshot_json(arguments)
+    except NotJsonError:
+        pass
+    session = agent.session
+    session._append_frozen(_event(CALL, data))
+    final = finalize(result, call_id)
+    record_result(session, final, ToolOutcome(status="error", stage="arguments"))
+
+
+# --- turns
+
+
+_holders: weakref.WeakKeyDictionary[SessionLog, int] = weakref.WeakKeyDictionary()
+
+
+def enter_turn(session: SessionLog) -> bool:
+    """Open a turn for a call unless one is open; True if this call counts.
+
+    Concurrent calls of one agent share the turn the first one opened; it
+    closes when the last of them leaves. A turn the caller opened itself
+    is left alone.
+    """
+    active = _holders.get(session, 0)
+    if active == 0 and session.in_open_turn():
+        return False
+    if active == 0:
+        session.start_turn()
+    _holders[session] = active + 1
+    return True
+
+
+def exit_turn(session: SessionLog, opened: bool) -> None:
+    """Close the turn when the last call that counted on it leaves."""
+    if not opened:
+        return
+    active = _holders.get(session, 1) - 1
+    if active <= 0:
+        _holders.pop(session, None)
+        session.end_turn()
+    else:
+        _holders[session] = active
+
+
+@contextmanager
+def turn(agent: Agent) -> Iterator[None]:
+    """Run calls of ``agent`` inside a turn (opened only if none is open).
+
+    Examples
+    --------
+    >>> with turn(agent):  # doctest: +SKIP
+    ...     run = await registry.run(ToolExecutionInput(..., agent=agent))
+    """
+    opened = enter_turn(agent.session)
+    try:
+        yield
+    finally:
+        exit_turn(agent.session, opened)

@@ -1,0 +1,209 @@
+"""The JSON Schema a model is shown for a signature tool, and its strict form.
+
+pydantic writes a schema for documentation: titles on every field, nested
+classes behind ``$defs``/``$ref``, ``uniqueItems`` for sets. A model needs
+less, and some servers understand less, so :func:`tidy_schema` keeps what
+describes the arguments and inlines every ``$ref`` it can: OpenAI, Anthropic,
+MCP clients and small OpenAI-compatible servers all read inline schemas,
+while a few local servers' grammar converters do not follow ``$ref``. Only a
+recursive type (a tree node listing its children) keeps ``$defs``/``$ref``,
+because it cannot be written inline; OpenAI, Anthropic and MCP accept those.
+
+:func:`strict_schema` rewrites a tool's parameters for OpenAI's strict
+function calling (``%tools --openai --strict``): ``additionalProperties:
+false`` on every object, every property required, and an optional top-level
+parameter made nullable; the tool reads ``null`` there as "use the default".
+Plain functions on plain JSON, no pydantic import.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Final
+
+__all__ = ["StrictSchemaError", "strict_schema", "tidy_schema"]
+
+_SCHEMA_LISTS: Final = ("anyOf", "allOf", "oneOf", "prefixItems")
+_SCHEMA_ONE: Final = ("items", "additionalProperties", "not")
+_STRICT_FORMATS: Final = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6"}
+    | {"uuid"}
+)
+_STRICT_DROPS: Final = (
+    "minLength",
+    "maxLength",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+    "examples",
+)
+
+
+class StrictSchemaError(ValueError):
+    """A parameter schema OpenAI's strict mode cannot express; names where."""
+
+
+def _children(node: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    props = node.get("properties")
+    if isinstance(props, dict):
+        out.extend(v for v in props.values() if isinstance(v, dict))
+    for key in _SCHEMA_ONE:
+        if isinstance(node.get(key), dict):
+            out.append(node[key])
+    for key in _SCHEMA_LISTS:
+        if isinstance(node.get(key), list):
+            out.extend(v for v in node[key] if isinstance(v, dict))
+    return out
+
+
+def _ref_name(node: Mapping[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return ref[len("#/$defs/") :]
+    return None
+
+
+def tidy_schema(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Return pydantic's parameter schema as a model should see it.
+
+    Drops titles, the top-level description and ``uniqueItems`` (a ``set``
+    parameter accepts repeats and drops them); inlines ``$ref`` unless the
+    type is recursive.
+    """
+    schema = copy.deepcopy(dict(raw))
+    defs: dict[str, Any] = schema.pop("$defs", {}) or {}
+    kept: dict[str, Any] = {}
+
+    def inline(node: dict[str, Any], stack: tuple[str, ...]) -> dict[str, Any]:
+        name = _ref_name(node)
+        if name is not None and name in defs:
+            if name in stack:
+                kept[name] = None
+                return node
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            merged = {**copy.deepcopy(defs[name]), **rest}
+            return inline(merged, (*stack, name))
+        node.pop("title", None)
+        node.pop("uniqueItems", None)
+        if node.get("additionalProperties") is True:
+            del node["additionalProperties"]
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for key, value in props.items():
+                if isinstance(value, dict):
+                    props[key] = inline(value, stack)
+        for key in _SCHEMA_ONE:
+            if isinstance(node.get(key), dict):
+                node[key] = inline(node[key], stack)
+        for key in _SCHEMA_LISTS:
+            if isinstance(node.get(key), list):
+                node[key] = [
+                    inline(v, stack) if isinstance(v, dict) else v for v in node[key]
+                ]
+        return node
+
+    schema.pop("description", None)
+    out = inline(schema, ())
+    done: set[str] = set()
+    while set(kept) - done:  # a kept definition may itself refer to others
+        for name in sorted(set(kept) - done):
+            done.add(name)
+            kept[name] = inline(copy.deepcopy(defs[name]), (name,))
+    if kept:
+        out["$defs"] = kept
+    if not out.get("required"):
+        out.pop("required", None)
+    return out
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return node
+    members = node.get("anyOf")
+    if isinstance(members, list):
+        if not any(m.get("type") == "null" for m in members if isinstance(m, dict)):
+            members.append({"type": "null"})
+        return node
+    if isinstance(kind, str) and "enum" not in node and "const" not in node:
+        node["type"] = [kind, "null"]
+        return node
+    description = node.pop("description", None)
+    out: dict[str, Any] = {"anyOf": [node, {"type": "null"}]}
+    if description is not None:
+        out["description"] = description
+    return out
+
+
+def _with_default_note(node: dict[str, Any], default: Any) -> None:
+    import json
+
+    note = f"default: {json.dumps(default, ensure_ascii=False)}"
+    text = node.get("description")
+    node["description"] = f"{text} ({note})" if text else note
+
+
+def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
+    """Return ``parameters`` rewritten for OpenAI strict function calling.
+
+    Every object gets ``additionalProperties: false`` and lists all its
+    properties as required; a top-level parameter that was optional becomes
+    nullable (``null`` means "use the default"), a nested optional field is
+    simply required. Defaults move into the description; keywords and
+    formats strict mode refuses are dropped.
+
+    Raises
+    ------
+    StrictSchemaError
+        For what strict mode cannot express: free-form objects
+        (``dict[str, X]``, ``**kwargs``), ``Any``, tuples.
+    """
+    schema = copy.deepcopy(dict(parameters))
+    problems: list[str] = []
+
+    def fix(node: dict[str, Any], path: str, top: bool) -> dict[str, Any]:
+        for key in _STRICT_DROPS:
+            node.pop(key, None)
+        if node.get("format") not in (None, *_STRICT_FORMATS):
+            node.pop("format")
+        if "default" in node:
+            _with_default_note(node, node.pop("default"))
+        if "prefixItems" in node:
+            problems.append(f'"{path}" is a tuple')
+        if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
+            problems.append(f'"{path}" accepts any value')
+        kind = node.get("type")
+        is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+        if is_object:
+            extra = node.get("additionalProperties")
+            if extra not in (None, False) or "properties" not in node:
+                problems.append(f'"{path}" is an object without fixed properties')
+            props = node.get("properties") or {}
+            required = set(node.get("required") or ())
+            for key, value in list(props.items()):
+                sub = fix(value, f"{path}.{key}" if path else key, False)
+                props[key] = _nullable(sub) if top and key not in required else sub
+            node["required"] = list(props)
+            node["additionalProperties"] = False
+        for key in ("items",):
+            if isinstance(node.get(key), dict):
+                node[key] = fix(node[key], f"{path}[]", False)
+        for key in ("anyOf", "allOf", "oneOf"):
+            if isinstance(node.get(key), list):
+                node[key] = [fix(m, path, False) for m in node[key]]
+        return node
+
+    defs = schema.get("$defs")
+    if isinstance(defs, dict):
+        for name, value in defs.items():
+            defs[name] = fix(value, name, False)
+    out = fix(schema, "", True)
+    if problems:
+        listed = "; ".join(dict.fromkeys(problems))
+        raise StrictSchemaError(
+            f"tool {tool!r} cannot be exported for OpenAI strict mode: {listed}"
+        )
+    return out

@@ -1,0 +1,184 @@
+"""The core writes the journal for every call that has an agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from dsh_nb.tools import (
+    Agent,
+    ApprovalService,
+    Ask,
+    FrozenDict,
+    SessionLog,
+    ToolDefinition,
+    ToolExecutionInput,
+    ToolRegistry,
+    journal,
+    text_block,
+)
+from dsh_nb.tools.execution import text_result
+
+
+def _make(name: str, body: Any) -> ToolDefinition:
+    return ToolDefinition(
+        name=name,
+        description="",
+        parameters={"type": "object", "properties": {}},
+        execute=body,
+    )
+
+
+def _registry() -> ToolRegistry:
+    reg = ToolRegistry()
+    reg.register(
+        _make("echo", lambda args, ex: {"content": [text_block(args["s"])], "meta": 1})
+    )
+    return reg
+
+
+def _kinds(log: SessionLog) -> list[str]:
+    return [e["type"] for e in log.events]
+
+
+async def test_a_script_call_is_journaled_with_its_outcome() -> None:
+    reg, agent = _registry(), Agent("script")
+    args = {"s": "hi"}
+    await reg.run(
+        ToolExecutionInput(call_id="c1", name="echo", arguments=args, agent=agent)
+    )
+    call, result = (
+        json.loads(line) for line in agent.session.to_jsonl().split("\n")[:2]
+    )
+    assert call == {
+        "type": "tool/call",
+        "data": {"callId": "c1", "name": "echo", "arguments": {"s": "hi"}},
+    }
+    assert result == {
+        "type": "tool/result",
+        "data": {
+            "callId": "c1",
+            "result": {
+                "callId": "c1",
+                "content": [{"type": "text", "text": "hi"}],
+                "isError": False,
+                "meta": 1,
+            },
+            "status": "done",
+            "stage": "execute",
+        },
+    }
+    logged = agent.session.events[0]["data"]["arguments"]
+    assert type(logged) is FrozenDict and logged is not args
+
+
+async def test_an_agentless_call_writes_nothing_anywhere() -> None:
+    reg, agent = _registry(), Agent("bystander")
+    await reg.execute(
+        ToolExecutionInput(call_id="c1", name="echo", arguments={"s": ""})
+    )
+    assert len(agent.session) == 0
+
+
+async def test_the_approval_pair_sits_between_call_and_result() -> None:
+    reg, agent = _registry(), Agent("a")
+    reg.approval = ApprovalService()
+    reg.approval.on_request(lambda request, next_: "rejected")
+    reg.on_pre_execute(lambda ex, next_: Ask("sure?"))
+    with journal.turn(agent):
+        await reg.run(
+            ToolExecutionInput(call_id="c1", name="echo", arguments={}, agent=agent)
+        )
+    assert _kinds(agent.session) == [
+        "turn/start",
+        "tool/call",
+        "approval/asked",
+        "approval/decided",
+        "tool/result",
+        "turn/end",
+    ]
+    data = agent.session.last("tool/result")["data"]  # type: ignore[index]
+    assert (data["status"], data["stage"], data["approval"]) == (
+        "denied",
+        "approval",
+        "rejected",
+    )
+
+
+async def test_arguments_that_are_not_json_are_left_out_not_repred() -> None:
+    class Secret:
+        def __repr__(self) -> str:
+            return "Secret(hunter2)"
+
+    reg, agent = _registry(), Agent("a")
+    await reg.run(
+        ToolExecutionInput(
+            call_id="c1", name="echo", arguments={"s": Secret()}, agent=agent
+        )
+    )
+    text = agent.session.to_jsonl()
+    assert "hunter2" not in text and "Secret" not in text
+    assert agent.session.events[0]["data"] == {"callId": "c1", "name": "echo"}
+    data = agent.session.events[1]["data"]
+    assert (data["status"], data["stage"]) == ("error", "arguments")
+
+
+async def test_a_cancelled_call_is_journaled_as_cancelled() -> None:
+    reg, agent = ToolRegistry(), Agent("a")
+    started = asyncio.Event()
+
+    async def hang(args: Any, ex: Any) -> str:
+        started.set()
+        await asyncio.sleep(10)
+        return "never"
+
+    reg.register(_make("hang", hang))
+    task = asyncio.ensure_future(
+        reg.run(
+            ToolExecutionInput(call_id="c1", name="hang", arguments={}, agent=agent)
+        )
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert agent.session.last("tool/cancelled") == {
+        "type": "tool/cancelled",
+        "data": {"callId": "c1", "reason": "cancelled"},
+    }
+    assert agent.session.last("tool/result") is None
+
+
+def test_record_unrun_journals_a_call_the_pipeline_never_saw() -> None:
+    agent = Agent("model")
+    result = text_result("c9", "Error: arguments are not JSON", is_error=True)
+    journal.record_unrun(
+        agent, call_id="c9", name="add", arguments="{broken", result=result
+    )
+    call, done = agent.session.events
+    assert call["data"] == {"callId": "c9", "name": "add", "arguments": "{broken"}
+    assert done["data"]["status"] == "error" and done["data"]["stage"] == "arguments"
+    assert done["data"]["result"]["content"] == [
+        {"type": "text", "text": "Error: arguments are not JSON"}
+    ]
+
+
+def test_turns_are_shared_by_overlapping_calls() -> None:
+    agent = Agent("a")
+    first = journal.enter_turn(agent.session)
+    second = journal.enter_turn(agent.session)
+    journal.exit_turn(agent.session, first)
+    assert agent.session.in_open_turn()
+    journal.exit_turn(agent.session, second)
+    assert _kinds(agent.session) == ["turn/start", "turn/end"]
+
+
+def test_a_turn_the_caller_opened_is_left_alone() -> None:
+    agent = Agent("a")
+    agent.session.start_turn()
+    with journal.turn(agent):
+        pass
+    assert agent.session.in_open_turn()
