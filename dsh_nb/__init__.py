@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         replay,
         unload_ipython_extension,
     )
+    from dsh_nb.notebook.pending import pending_approvals
 
 __version__ = "0.1.0"
 
@@ -53,6 +54,7 @@ _NOTEBOOK = {
     "replay": "dsh_nb.notebook.extension",
     "unload_ipython_extension": "dsh_nb.notebook.extension",
     # MCP: the SDK and uvicorn load only when a server starts.
+    "pending_approvals": "dsh_nb.notebook.pending",
     "McpConnection": "dsh_nb.mcp.client",
     "McpServer": "dsh_nb.mcp.server",
     "connect_mcp": "dsh_nb.mcp.client",
@@ -83,6 +85,7 @@ __all__ = [
     "guard",
     "load_ipython_extension",
     "on_result",
+    "pending_approvals",
     "post_execute",
     "pre_execute",
     "remove_listener",

@@ -86,13 +86,18 @@ def _is_abs(path: str) -> bool:
 
 
 def _terminal_cwd(view_cwd: str | None, session_cwd: str | None) -> str | None:
+    # Inside the session's folder a cwd is shown relative to it, as titles
+    # are: a saved notebook then holds no machine's absolute path.
     if view_cwd is None:
         return session_cwd
-    if session_cwd is None or _is_abs(view_cwd) or not _is_abs(session_cwd):
+    if session_cwd is None or not _is_abs(session_cwd):
         return view_cwd
     module: Any = posixpath if session_cwd.startswith("/") else ntpath
     joined: str = module.normpath(module.join(session_cwd, view_cwd))
-    return joined
+    inside: str = module.relpath(joined, session_cwd)
+    if inside == module.pardir or inside.startswith(module.pardir + module.sep):
+        return view_cwd if _is_abs(view_cwd) else joined
+    return inside
 
 
 def _relativize(title: str, path: str | None, cwd: str | None) -> str:

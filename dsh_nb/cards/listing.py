@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+_PRE = "margin:0;white-space:pre;overflow-x:auto;user-select:text"
 
 
 def format_ms(ms: float) -> str:
@@ -116,10 +117,12 @@ class Table:
 
 
 class JsonListing(list[Any]):
-    """A plain list of JSON values that displays as collapsible JSON.
+    """A plain list of JSON values that displays as indented JSON text.
 
     ``tools = %tools --openai`` binds it; it is a ``list``, so it goes
-    straight into a model request.
+    straight into a model request. It shows as the JSON itself, ready to
+    select and copy, not as ``application/json``: JupyterLab renders that as
+    a collapsed tree ("root [] 1 item") that hides what a reader came for.
     """
 
     __slots__ = ()
@@ -130,7 +133,9 @@ class JsonListing(list[Any]):
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> dict[str, Any]:
-        return {"application/json": list(self), "text/plain": self._text()}
+        text = self._text()
+        html = f'<pre class="dsh-JsonListing" style="{_PRE}">{escape(text)}</pre>'
+        return {"text/plain": text, "text/html": html}
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         # IPython's list printer would win over the bundle's text/plain.

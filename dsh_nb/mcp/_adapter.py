@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.tools import journal
 from dsh_nb.tools.abort import AbortController, AbortError
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
@@ -64,35 +65,8 @@ class CallRunner(Protocol):
     ) -> Awaitable[ToolExecutionResult]: ...
 
 
-class _Turns:
-    """One open turn per agent while any of its calls runs."""
-
-    def __init__(self) -> None:
-        self._active: dict[Agent, int] = {}
-
-    def enter(self, agent: Agent) -> bool:
-        active = self._active.get(agent, 0)
-        if active == 0:
-            if agent.session.in_open_turn():
-                return False  # someone else's turn: leave it alone
-            agent.session.start_turn()
-        self._active[agent] = active + 1
-        return True
-
-    def exit(self, agent: Agent, opened: bool) -> None:
-        if not opened:
-            return
-        active = self._active.get(agent, 1) - 1
-        if active <= 0:
-            self._active.pop(agent, None)
-            agent.session.end_turn()
-        else:
-            self._active[agent] = active
-
-
 def run_in_turn(registry: ToolRegistry) -> CallRunner:
     """The plain runner: ``registry.execute`` inside the agent's open turn."""
-    turns = _Turns()
 
     async def run(
         *,
@@ -102,8 +76,8 @@ def run_in_turn(registry: ToolRegistry) -> CallRunner:
         call_id: str,
         signal: AbortSignal,
     ) -> ToolExecutionResult:
-        opened = turns.enter(agent)
-        try:
+        # Concurrent calls of one agent share one turn (the core counts).
+        with journal.turn(agent):
             return await registry.execute(
                 ToolExecutionInput(
                     call_id=call_id,
@@ -113,8 +87,6 @@ def run_in_turn(registry: ToolRegistry) -> CallRunner:
                     signal=signal,
                 )
             )
-        finally:
-            turns.exit(agent, opened)
 
     return run
 
@@ -283,7 +255,20 @@ class RegistryAdapter:
             )
         )
         self.calls_in_flight += 1
+        gone = _exchange_ended(ctx)
         try:
+            if gone is not None:
+                # Handshake era: the SDK does not cancel a request whose
+                # client vanished (its POST stream just ends), so watch it.
+                waiter = asyncio.ensure_future(gone.wait())
+                try:
+                    await asyncio.wait(
+                        {task, waiter}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    waiter.cancel()
+                if not task.done():
+                    raise asyncio.CancelledError("the MCP client went away")
             result = await asyncio.shield(task)
         except BaseException:
             # The client cancelled (or went away): abort the call, so a
@@ -343,6 +328,17 @@ class RegistryAdapter:
 
 
 _TASKS: set[asyncio.Future[Any]] = set()
+
+
+def _exchange_ended(ctx: ServerRequestContext[Any, Any]) -> asyncio.Event | None:
+    from dsh_nb.mcp._auth import EXCHANGE_ENDED
+
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return None
+    ended = scope.get(EXCHANGE_ENDED)
+    return ended if isinstance(ended, asyncio.Event) else None
 
 
 def _version() -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-__all__ = ["BearerGate", "new_token"]
+__all__ = ["EXCHANGE_ENDED", "BearerGate", "new_token"]
+
+EXCHANGE_ENDED = "dsh_nb.exchange_ended"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -44,7 +47,14 @@ class BearerGate:
                 given = value
                 break
         if hmac.compare_digest(given, self._expected):
-            await self._app(scope, receive, send)
+            # Set when this HTTP exchange ends: a handler whose exchange ended
+            # before it answered has lost its client (see _adapter).
+            ended = asyncio.Event()
+            scope[EXCHANGE_ENDED] = ended
+            try:
+                await self._app(scope, receive, send)
+            finally:
+                ended.set()
             return
         body = _BODY
         await send(

@@ -291,8 +291,10 @@ def serve_mcp(
         written to ``dsh-mcp-<pid>.json`` (mode 0600) in the Jupyter runtime
         folder, where ``python -m dsh_nb mcp-bridge`` finds it.
     registry
-        The registry to serve, live; the notebook's (``dsh_nb.registry()``)
-        if None.
+        The registry to serve, live. If None, the notebook's
+        (``dsh_nb.registry()``): each call is then a live card in a panel
+        under the calling cell, and ``name``, ``runner``, ``on_agent`` are
+        the kernel's.
     name
         A stable name for the runtime file (``mcp-bridge --kernel NAME``).
     runner
@@ -331,9 +333,11 @@ def serve_mcp(
     if token is not None and (not isinstance(token, str) or len(token) < 16):
         raise ValueError("token must be a str of at least 16 characters")
     if registry is None:
-        from dsh_nb.notebook.extension import registry as kernel_registry
+        # The kernel's registry: served calls become cards in a panel under
+        # this cell (imported lazily; this package has no Jupyter imports).
+        from dsh_nb.notebook.mcpglue import serve
 
-        registry = kernel_registry()
+        return serve(host=host, port=port, token=token, allow_remote=allow_remote)
     server = McpServer(
         registry=registry,
         host=host,

@@ -14,9 +14,13 @@ never printed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import signal
+import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
     from dsh_nb.models.view import ChatReply
     from dsh_nb.notebook.state import KernelState
 
-__all__ = ["HELPER", "ChatMagics", "DshChat", "install"]
+__all__ = ["HELPER", "ChatMagics", "DshChat", "install", "kernel_chat"]
 
 HELPER = "__dsh_nb_chat_magic__"
 _CELL = re.compile(r"%%chat(?P<rest>(?:[ \t].*)?)\Z", re.S)
@@ -120,8 +124,6 @@ class ChatMagics(Magics):
         """
         # Reached only when the cell cannot await (autoawait off): run the
         # loop as a task; its output lands in this cell while it runs.
-        import asyncio
-
         coro = self.chat_in_cell(line, cell)
         try:
             asyncio.get_running_loop()
@@ -181,14 +183,79 @@ class ChatMagics(Magics):
         from dsh_nb.notebook.chatview import CellChatView
 
         chat.view = CellChatView(self.state, chat.agent)
+        before = len(chat.messages)
         saved = chat.max_steps
         if args.max_steps is not None:
             chat.max_steps = args.max_steps
+        stop = _StopButton()
         try:
-            reply: ChatReply = await chat.send(text)
+            with stop:
+                reply: ChatReply = await chat.send(text)
+        except asyncio.CancelledError:
+            if not stop.pressed:
+                raise
+            # One line, not the SDK's twenty frames; UsageError also stops
+            # the cells queued after this one, as an interrupt does.
+            raise UsageError(
+                "stopped: the model's reply was interrupted; the conversation "
+                "is as it was before this cell"
+                if len(chat.messages) <= before
+                else "stopped: interrupted; the calls that had not finished "
+                "were answered as cancelled"
+            ) from None
         finally:
             chat.max_steps = saved
         del reply
+
+
+class _StopButton:
+    """While a chat runs, the stop button (SIGINT) cancels its task.
+
+    ipykernel's own handler for an awaiting cell only wakes the loop on the
+    next message, so without this a chat waiting on the network ignores the
+    button. ``call_soon_threadsafe`` wakes the loop. A pending approval
+    puts its own handler on top for as long as it waits (and consumes that
+    interrupt); ours comes back after it.
+    """
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._task: asyncio.Task[Any] | None = None
+        self._previous: Any = None
+
+    def __enter__(self) -> _StopButton:
+        if threading.current_thread() is threading.main_thread():
+            self._task = asyncio.current_task()
+            self._loop = asyncio.get_running_loop()
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None and signal.getsignal(signal.SIGINT) == self._handle:
+            previous = self._previous
+            signal.signal(
+                signal.SIGINT,
+                signal.default_int_handler if previous is None else previous,
+            )
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        # A signal handler runs between any two bytecodes: never stop inline.
+        self.pressed = True
+        task = self._task
+        if task is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(task.cancel)
+
+
+def kernel_chat() -> Chat | None:
+    """The conversation ``%%chat`` keeps in this kernel (None before one).
+
+    Save it for :func:`dsh_nb.replay`: ``json.dump(kernel_chat().messages, f)``.
+    """
+    from IPython.core.getipython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("ChatMagics") if shell else None
+    return getattr(magics, "conversation", None)
 
 
 def _client(provider: str, base_url: str | None, key: str) -> Any:

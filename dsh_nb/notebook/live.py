@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
     from dsh_nb.tools.trace import TraceRecord
@@ -85,8 +87,10 @@ class LiveCall:
         *,
         call_id: str,
         agent: Agent,
+        signal: AbortSignal | None = None,
     ) -> None:
         self._state = state
+        self.signal = signal
         self.name = name
         self.arguments = arguments
         self.call_id = call_id
@@ -172,6 +176,15 @@ class LiveCall:
                 card.data, metadata=card.metadata, raw=True, display_id=True
             )
         return self
+
+    def attach(self, handle: DisplayHandle | None) -> None:
+        """Show the card through ``handle`` from now on (None: stop showing).
+
+        The MCP panel moves cards between its slots as new calls arrive.
+        """
+        self._handle = handle
+        if handle is not None:
+            self._refresh(now=True)
 
     def _refresh(self, *, now: bool = False) -> None:
         """Update the card; intermediate states coalesce per loop turn.
@@ -300,6 +313,7 @@ class LiveCall:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
         opened = journal.enter_turn(session)
+        outer = enclosing()  # the call whose body started this one, if any
         self._started = time.perf_counter()
         try:
             run = await state.registry.run(
@@ -308,6 +322,8 @@ class LiveCall:
                     name=self.name,
                     arguments=self.arguments,
                     agent=self.agent,
+                    parent=None if outer is None else outer.token,
+                    signal=self.signal,
                 )
             )
         except BaseException:

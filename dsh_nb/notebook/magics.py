@@ -196,7 +196,7 @@ class ToolMagics(Magics):
         help="with --openai: schemas for OpenAI strict function calling",
     )
     @line_magic
-    def tools(self, line: str) -> Table | JsonListing:
+    def tools(self, line: str) -> Table | JsonListing | None:
         """List the registered tools, or export them for a model request.
 
         The result of ``--json``, ``--openai`` and ``--anthropic`` is a plain
@@ -204,6 +204,12 @@ class ToolMagics(Magics):
         ``--openai --strict`` gives ``"strict": true`` tools: no extra keys,
         every property required, optional parameters nullable (a tool reads
         ``null`` there as its default).
+
+        ``%tools serve [--port N] [--stop]`` serves the kernel's tools over
+        MCP (a panel under the cell shows the URL, the clients and each call
+        as a card). ``%tools connect NAME [--url URL] [--header 'K: V']
+        [-- COMMAND ARGS...]`` brings an MCP server's tools in as
+        ``NAME_tool``; ``%tools connect --close NAME`` closes it.
 
         Examples
         --------
@@ -214,7 +220,17 @@ class ToolMagics(Magics):
             tools = %tools --openai
             tools = %tools --openai --strict
             %tools --anthropic
+            %tools serve
+            %tools serve --stop
+            %tools connect time -- mcp-server-time --local-timezone UTC
+            %tools connect --close time
         """
+        head = line.split(None, 1)
+        if head and head[0] in ("serve", "connect"):
+            from dsh_nb.notebook import mcpmagic
+
+            mcpmagic.run(self.state, head[0], head[1] if len(head) > 1 else "")
+            return None
         args = parse_argstring(self.tools, line, "%tools")  # type: ignore[misc]
         chosen = [f for f in ("json", "openai", "anthropic") if getattr(args, f)]
         if len(chosen) > 1:

@@ -5,6 +5,8 @@ A log written by ``%tool_log --save`` holds the core's journal: each call's
 outcome) or ``tool/cancelled``. Replaying hands the logged arguments and
 result (with its ``meta``) to the tools' own pure presenters, so the cards
 look as they did live, without running anything or reading other events.
+Given a chat's ``messages`` too, the replay is the whole conversation in
+order: what the user said, what the model answered, and each call's card.
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ def replay(
     *,
     registry: ToolRegistry | None = None,
     display: bool = True,
+    messages: object = None,
 ) -> Replay:
     """Re-render every call of a saved session log as a card.
 
@@ -138,6 +141,10 @@ def replay(
         default. A tool that is not registered gets the generic card.
     display
         Whether to display the cards in the current cell (IPython only).
+    messages
+        A chat's conversation (``chat.messages``, a ``Chat``, or a JSON file
+        holding them): the user's and the model's texts are shown too, each
+        call's card where the model made it.
 
     Returns
     -------
@@ -152,11 +159,54 @@ def replay(
     else:
         log, label = SessionLog.read_jsonl(source), repr(os.fspath(source))
     presenter = ToolPresenter(registry if registry is not None else state.registry)
-    cards = [_card(e, presenter, state.agent.cwd) for e in _entries(log)]
-    if display and state.shell is not None:
+    entries = _entries(log)
+    shown = display and state.shell is not None
+    if messages is not None:
+        return _conversation(
+            messages, entries, presenter, state.agent.cwd, shown, label
+        )
+    cards = [_card(e, presenter, state.agent.cwd) for e in entries]
+    if shown:
         from IPython.display import display as _show
 
         show: Callable[..., Any] = _show
         for card in cards:
             show(card)
+    return Replay(cards, label)
+
+
+def _conversation(
+    messages: object,
+    entries: list[_Entry],
+    presenter: ToolPresenter,
+    cwd: str | None,
+    shown: bool,
+    label: str,
+) -> Replay:
+    from dsh_nb.notebook.chatreplay import conversation_items, load_messages
+    from dsh_nb.notebook.chatview import safe_markdown
+
+    by_id = {e.call_id: e for e in entries}
+    cards = []
+    for kind, item in conversation_items(load_messages(messages)):
+        if kind == "call":
+            call_id, name, _ = item
+            entry = by_id.get(call_id) or _Entry(str(call_id), str(name or ""), None)
+            card = _card(entry, presenter, cwd)
+            cards.append(card)
+            bundle: Any = card
+        else:
+            speaker = "you" if kind == "user" else "model"
+            text = safe_markdown(item)
+            bundle = {"text/markdown": text, "text/plain": f"{speaker}: {item}"}
+            if kind == "user":
+                bundle["text/markdown"] = f"**you:** {text}"
+        if shown:
+            from IPython.display import display as _show
+
+            show: Callable[..., Any] = _show
+            if isinstance(bundle, dict):
+                show(bundle, raw=True)
+            else:
+                show(bundle)
     return Replay(cards, label)

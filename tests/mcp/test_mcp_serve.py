@@ -75,7 +75,9 @@ async def test_list_changed_in_the_handshake_era():
                 define_tool(name="mul", description="m", parameters={}, execute=str)
             )
             await _until(lambda: len(notices) == 1)
-            assert [t.name for t in (await c.list_tools()).tools] == ["add", "mul"]
+            assert [
+                t.name for t in (await c.list_tools(cache_mode="bypass")).tools
+            ] == ["add", "mul"]
             # A redefinition (dispose + register) is one notice, not two.
             dispose()
             registry.register(
@@ -84,7 +86,10 @@ async def test_list_changed_in_the_handshake_era():
             await _until(lambda: len(notices) == 2)
             await asyncio.sleep(0.2)
             assert len(notices) == 2
-            tools = {t.name: t.description for t in (await c.list_tools()).tools}
+            tools = {
+                t.name: t.description
+                for t in (await c.list_tools(cache_mode="bypass")).tools
+            }
             assert tools == {"add": "Add two numbers.", "mul": "m2"}
     finally:
         await server.stop()
@@ -103,7 +108,7 @@ async def test_list_changed_in_the_2026_era():
                 dispose()
                 event = await asyncio.wait_for(anext(events), 5)
                 assert type(event).__name__ == "ToolsListChanged"
-            assert (await c.list_tools()).tools == []
+            assert (await c.list_tools(cache_mode="bypass")).tools == []
     finally:
         await server.stop()
 
@@ -264,7 +269,7 @@ async def test_client_cancellation_cancels_a_pending_approval(mode):
             assert result.is_error
             decided = agent.session.of_type("approval/decided")
             assert [e["data"]["outcome"] for e in decided] == ["cancelled"]
-            assert gate.waiting == []
+            await _until(lambda: gate.waiting == [])  # the prompt is cleared
             await _until(lambda: server.calls_in_flight == 0)
             # The session goes on.
             assert (await c.list_tools()).tools[0].name == "add"
@@ -309,10 +314,49 @@ async def test_structured_content_where_an_output_schema_is_declared():
         await server.stop()
 
 
-async def _until(predicate, timeout=10.0):
+async def _until(predicate, timeout=20.0):
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not predicate():
         if loop.time() > end:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.01)
+
+
+KILLED_CLIENT = r"""
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main():
+    http = httpx2.AsyncClient(headers={"Authorization": "Bearer " + sys.argv[2]})
+    transport = streamable_http_client(sys.argv[1], http_client=http)
+    async with Client(transport, mode=sys.argv[3]) as c:
+        await c.call_tool("add", {"a": 1, "b": 2})
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_client_that_dies_mid_call_cancels_it(mode):
+    import subprocess
+    import sys
+
+    registry, gate = approval_registry("add")
+    registry.register(add_tool())
+    results = []
+    registry.on_result(lambda ex, res: results.append(res))
+    server = await _served(registry)
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_CLIENT, server.url, server.token, mode]
+    )
+    try:
+        await asyncio.wait_for(gate.asked.wait(), 30)
+        process.kill()
+        process.wait()
+        await _until(lambda: results)
+        assert results[0].text == 'Error: approval for tool "add" was cancelled'
+        await _until(lambda: gate.waiting == [])
+        await _until(lambda: server.calls_in_flight == 0)
+    finally:
+        process.kill()
+        await server.stop()

@@ -335,7 +335,7 @@ async def test_approval_prompt_section_and_policy_notice(
     assert second[-1] == {"role": "user", "content": notice}
     assert server.requests[2].body["messages"][-1]["role"] == "tool"  # no repeat
     # "never" rejected the second call without asking.
-    assert "rejected" in tool_texts(chat)[1][1]
+    assert tool_texts(chat)[1][1] == 'Error: approval policy "never" rejects tool "add"'
 
 
 async def test_deepseek_reasoning_goes_back_only_when_sent(

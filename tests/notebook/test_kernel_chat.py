@@ -41,9 +41,17 @@ def add(a: int, b: int) -> str:
     \"\"\"Add two integers.\"\"\"
     return str(a + b)
 
+@dsh_nb.tool
+async def slow(seconds: float) -> str:
+    \"\"\"Wait, then answer.\"\"\"
+    import asyncio
+    await asyncio.sleep(seconds)
+    return "slept"
+
 reg = dsh_nb.registry()
 reg.register(delete)
 reg.register(add)
+reg.register(slow)
 reg.on_pre_execute(lambda ex, nxt: Ask("irreversible") if ex.name == "delete" else nxt())
 
 def chat():
@@ -157,7 +165,12 @@ def test_stop_mid_stream_then_chat_again(
     kernel.interrupt()
     reply = kernel.collect(msg_id, timeout=10)
     print(f"interrupt -> cell reply: {1000 * (time.monotonic() - stopped_at):.0f} ms")
-    assert reply.error is not None
+    # One line (IPython shows a UsageError without a traceback).
+    assert reply.status == "error" and reply.content["ename"] == "UsageError"
+    assert reply.stderr.strip() == (
+        "UsageError: stopped: the model's reply was interrupted; the conversation "
+        "is as it was before this cell"
+    )
     kernel.wait_for(
         lambda: server.disconnects > before, timeout=5, what="the closed request"
     )
@@ -185,3 +198,42 @@ def test_interrupt_while_an_approval_waits_stops_the_loop(
     )
     assert len(server.requests) == requests + 1  # the denial was not sent on
     assert report(kernel) == {"roles": ["user", "assistant", "tool"], "open": False}
+
+
+def test_stop_while_a_tool_runs_answers_it_cancelled(
+    kernel: KernelHarness, server: ReplayServer
+) -> None:
+    server.add(
+        Turn(
+            tool_calls=(
+                ToolCallSpec(name="add", arguments='{"a": 1, "b": 1}'),
+                ToolCallSpec(name="slow", arguments='{"seconds": 30}'),
+            )
+        )
+    )
+    requests = len(server.requests)
+    msg_id = kernel.execute_async("%%chat --new\nAdd, then sleep")
+    kernel.wait_for(
+        lambda: any(
+            m["msg_type"] == "update_display_data"
+            and m["content"]["data"].get(CARD_MIME, {}).get("status") == "running"
+            for m in kernel.messages(msg_id)
+        ),
+        timeout=15,
+        what="the slow tool running",
+    )
+    kernel.interrupt()
+    reply = kernel.collect(msg_id, timeout=10)
+    assert reply.content["ename"] == "UsageError"
+    assert "answered as cancelled" in reply.stderr
+    statuses = sorted(c["status"] for c in final_cards(reply).values())
+    assert statuses == ["cancelled", "done"]
+    assert report(kernel) == {
+        "roles": ["user", "assistant", "tool", "tool"],
+        "open": False,
+    }
+    assert len(server.requests) == requests + 1  # nothing more was sent
+    log = kernel.run(
+        "print(json.dumps([e['type'] for e in state.agent.session.events[-4:]]))"
+    ).stdout
+    assert json.loads(log)[-1] == "turn/end"

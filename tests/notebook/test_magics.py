@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -241,9 +242,15 @@ def test_tools_exports(ip: InteractiveShell) -> None:
     bound = ip.user_ns["tools"]
     assert isinstance(bound, list) and isinstance(bound, JsonListing)
     bundle = bound._repr_mimebundle_()
-    assert bundle["application/json"] == json.loads(bundle["text/plain"]) == bound
+    assert json.loads(bundle["text/plain"]) == bound
     shown, _ = ip.display_formatter.format(bound)  # what Out[] sends
-    assert json.loads(shown["text/plain"]) == shown["application/json"] == bound
+    # Readable, copyable JSON text: no application/json (a collapsed tree).
+    assert "application/json" not in shown
+    assert json.loads(shown["text/plain"]) == bound
+    assert shown["text/plain"].startswith('[\n  {\n    "type": "function"')
+    html = shown["text/html"]
+    assert html.startswith('<pre class="dsh-JsonListing"') and "&quot;add&quot;" in html
+    assert json.loads(unescape(html.split(">", 1)[1].rsplit("</pre>", 1)[0])) == bound
     assert "one format" in usage_error(run(ip, "%tools --json --openai"))
 
 

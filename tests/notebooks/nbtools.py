@@ -14,18 +14,34 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NOTEBOOKS", "ROOT", "clean", "execute", "main"]
+__all__ = ["CARD_MIME", "NOTEBOOKS", "ROOT", "clean", "execute", "main"]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 
 
-def clean(nb: Any) -> Any:
-    """Drop what a rerun changes without meaning: widget state, timings."""
+CARD_MIME = "application/vnd.dsh.tool-card+json"
+
+
+def clean(nb: Any, folder: Path | None = None) -> Any:
+    """Drop what a rerun changes without meaning: widget state, timings.
+
+    A card's display metadata names the kernel's working folder (``cwd``),
+    which the JupyterLab renderer resolves relative file paths against. For
+    a notebook run in its own ``folder`` that is the folder the renderer
+    assumes anyway, so it is dropped: a committed notebook holds no
+    machine's absolute path (``tests/notebooks/test_paths.py``).
+    """
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", ()):
+            card = output.get("metadata", {}).get(CARD_MIME)
+            if folder is not None and card and card.get("cwd") == str(folder):
+                del card["cwd"]
+                if not card:
+                    del output["metadata"][CARD_MIME]
     return nb
 
 
@@ -43,7 +59,7 @@ def execute(path: Path, *, timeout: int = 60, kernel_name: str = "python3") -> A
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
-    return clean(nb)
+    return clean(nb, path.parent.resolve())
 
 
 def main(argv: list[str]) -> int:

@@ -466,14 +466,19 @@ def test_terminal_card_shows_command_description_cwd_and_output() -> None:
     ("view_cwd", "session", "shown"),
     [
         ("/abs", "/srv", "/abs"),
-        ("sub/dir", "/srv", "/srv/sub/dir"),
+        ("sub/dir", "/srv", "sub/dir"),
+        ("./sub//dir/", "/srv", "sub/dir"),
+        ("/srv/sub", "/srv", "sub"),
+        ("/srv", "/srv", "."),
+        ("/srvx/a", "/srv", "/srvx/a"),
         ("../up", "/srv/p", "/srv/up"),
         ("rel", None, "rel"),
         (None, "/srv", "/srv"),
-        ("src", "C:\\work", "C:\\work\\src"),
+        ("src", "C:\\work", "src"),
+        ("..\\up", "C:\\work\\p", "C:\\work\\up"),
     ],
 )
-def test_terminal_cwd_resolves_against_the_session(
+def test_terminal_cwd_is_shown_relative_to_the_session(
     view_cwd: str | None, session: str | None, shown: str
 ) -> None:
     model = CardModel(

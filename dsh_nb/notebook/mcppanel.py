@@ -1,0 +1,110 @@
+"""The live panel under the cell that started an MCP server.
+
+One header (the URL, the clients, where the token file is: never the
+token) and a bounded stack of call cards, newest first. Cards are moved
+between a fixed set of display slots as calls arrive, so the panel stays
+the same size however many calls come in, and every update goes through a
+display handle (never ``with out:`` from a task).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.display import DisplayHandle
+
+    from dsh_nb.mcp.server import McpServer
+    from dsh_nb.notebook.live import LiveCall
+
+__all__ = ["MAX_CARDS", "McpPanel"]
+
+MAX_CARDS = 8
+
+
+def _display(bundle: dict[str, str]) -> DisplayHandle | None:
+    from IPython.display import display
+
+    show: Callable[..., Any] = display
+    handle: DisplayHandle | None = show(bundle, raw=True, display_id=True)
+    return handle
+
+
+class McpPanel:
+    """The serving cell's view of one server; a no-op outside IPython."""
+
+    def __init__(self, *, shown: bool, max_cards: int = MAX_CARDS) -> None:
+        self._shown = shown
+        self._max = max_cards
+        self._header: DisplayHandle | None = None
+        self._slots: list[DisplayHandle] = []
+        self._calls: list[LiveCall] = []
+        self._server: McpServer | None = None
+        self._state = "starting"
+        self.total_calls = 0
+
+    def show(self, server: McpServer) -> None:
+        """Display the header in the current cell."""
+        self._server = server
+        self._state = "running"
+        if self._shown:
+            self._header = _display(self.header())
+
+    def set_state(self, state: str) -> None:
+        """``running``, ``stopped`` or a failure text; updates the header."""
+        self._state = state
+        self.refresh_header()
+
+    def refresh_header(self) -> None:
+        """Re-render the header (a new client, a call, a stop)."""
+        if self._header is not None:
+            update: Callable[..., None] = self._header.update
+            update(self.header(), raw=True)
+
+    def header(self) -> dict[str, str]:
+        """The header as a MIME bundle: text and escaped HTML."""
+        server = self._server
+        if server is None:
+            return {"text/plain": "MCP server: starting"}
+        clients = sorted({a.name for a in server.agents})
+        lines = [
+            f"MCP server {self._state}: {server.url}",
+            f"clients: {', '.join(clients) if clients else 'none yet'}"
+            f" · calls: {self.total_calls}",
+            f"token file: {server.token_file} (the token is never shown)",
+            "settings for a client: python -m dsh_nb mcp-config"
+            " · stop: %tools serve --stop",
+        ]
+        rows = "".join(f"<div>{html.escape(line)}</div>" for line in lines[1:])
+        head = html.escape(lines[0])
+        body = (
+            "<div class='dsh-McpPanel' style='border:1px solid "
+            "var(--jp-border-color2, #ccc);padding:4px 8px;font-family:"
+            "var(--jp-ui-font-family, sans-serif);font-size:12px'>"
+            f"<strong>{head}</strong>{rows}</div>"
+        )
+        return {"text/plain": "\n".join(lines), "text/html": body}
+
+    def add(self, live: LiveCall) -> None:
+        """Put a new call's card on top; the oldest one beyond the bound goes."""
+        self.total_calls += 1
+        self._calls.insert(0, live)
+        dropped = self._calls[self._max :]
+        del self._calls[self._max :]
+        for old in dropped:
+            old.attach(None)
+        if self._shown and len(self._slots) < len(self._calls):
+            handle = _display({"text/plain": ""})
+            if handle is not None:
+                self._slots.append(handle)
+        for slot, call in zip(self._slots, self._calls, strict=False):
+            call.attach(slot)
+        self.refresh_header()
+
+    def close(self) -> None:
+        """Stop updating cards; the header says the server stopped."""
+        for call in self._calls:
+            call.attach(None)
+        self.set_state("stopped")

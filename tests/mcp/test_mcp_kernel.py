@@ -1,0 +1,324 @@
+"""serve_mcp and connect_mcp inside a real kernel, driven by jupyter_client.
+
+The kernel serves with ``%tools serve``; the MCP SDK's client runs in this
+test process (a worker thread with its own event loop) while the main
+thread pumps the kernel's messages, as a frontend would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcpkit import children, client
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
+from kernel_harness import KernelHarness
+
+from dsh_nb.mcp.client import connect_mcp
+from dsh_nb.tools import ToolExecutionInput, ToolRegistry
+
+FAULT = str(Path(__file__).with_name("fault_server.py"))
+CARD = "application/vnd.dsh.tool-card+json"
+
+SETUP = f"""
+%load_ext dsh_nb
+import asyncio, json, os, sys
+import dsh_nb
+from dsh_nb.notebook import extension as ext
+state = ext.current_state()
+state.config.frontend = "interactive"
+reg = dsh_nb.registry()
+reg.register(dsh_nb.define_tool(
+    name="add", description="Add two numbers.",
+    parameters={{"a": {{"type": "number", "required": True}},
+                 "b": {{"type": "number", "required": True}}}},
+    execute=lambda a: str(a["a"] + a["b"])))
+reg.register(dsh_nb.define_tool(
+    name="delete", description="Delete a file.",
+    parameters={{"path": {{"type": "string", "required": True}}}},
+    execute=lambda a: "deleted " + a["path"]))
+FAULT = {FAULT!r}
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[KernelHarness]:
+    with KernelHarness() as harness:
+        harness.run(SETUP, timeout=60)
+        harness.run("%tool_policy ask delete")
+        yield harness
+
+
+@pytest.fixture(scope="module")
+def served(kernel: KernelHarness) -> dict[str, Any]:
+    msg_id = kernel.execute_async("%tools serve")
+    kernel.collect(msg_id, timeout=60).check()
+    runtime = kernel.tmp / "runtime"
+    kernel.wait_for(lambda: list(runtime.glob("dsh-mcp-*.json")), timeout=20)
+    entry = json.loads(next(runtime.glob("dsh-mcp-*.json")).read_text())
+    return {"url": entry["url"], "token": entry["token"], "cell": msg_id}
+
+
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+
+
+def in_client(kernel: KernelHarness, coro_fn: Any, timeout: float = 60) -> Any:
+    """Run ``coro_fn()`` on a client loop while the kernel's messages flow."""
+    fut = _POOL.submit(lambda: asyncio.run(coro_fn()))
+    kernel.wait_for(fut.done, timeout=timeout, what="the MCP client")
+    return fut.result()
+
+
+def start_client(coro_fn: Any) -> concurrent.futures.Future[Any]:
+    return _POOL.submit(lambda: asyncio.run(coro_fn()))
+
+
+def pending(kernel: KernelHarness) -> int:
+    return int(kernel.run("print(len(dsh_nb.pending_approvals()))").stdout)
+
+
+def test_an_sdk_client_calls_a_kernel_tool_and_the_card_shows(kernel, served):
+    async def go():
+        async with client(served["url"], served["token"], name="probe") as c:
+            names = [t.name for t in (await c.list_tools()).tools]
+            result = await c.call_tool("add", {"a": 2, "b": 3})
+            return names, result.content[0].text
+
+    names, text = in_client(kernel, go)
+    assert names == ["add", "delete"]
+    assert text == "5"
+    kernel.wait_for(
+        lambda: any(
+            d.get("tool") == "add" and d.get("status") == "done"
+            for d in _cards(kernel, served["cell"])
+        ),
+        timeout=10,
+    )
+    panel = _texts(kernel, served["cell"])
+    assert any("clients: probe" in t for t in panel)
+    assert any(served["url"] in t for t in panel)
+
+
+def test_the_token_never_reaches_an_output(kernel, served):
+    kernel.pump(0.2)
+    everything = json.dumps(
+        [list(kernel.messages(m)) for m in list(kernel._iopub)], default=str
+    )
+    assert served["token"] not in everything
+
+
+def test_no_token_or_a_wrong_one_is_401(kernel, served):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert httpx2.post(served["url"], json=body).status_code == 401
+    wrong = {"Authorization": "Bearer " + "y" * 43}
+    assert httpx2.post(served["url"], json=body, headers=wrong).status_code == 401
+
+
+@pytest.mark.parametrize("how", ["code", "button"])
+def test_an_ask_waits_for_approval_then_answers_the_client(kernel, served, how):
+    async def go():
+        async with client(served["url"], served["token"]) as c:
+            return (await c.call_tool("delete", {"path": "a.txt"})).content[0].text
+
+    fut = start_client(go)
+    kernel.wait_for(lambda: pending(kernel) == 1, timeout=30, what="the prompt")
+    assert not fut.done()
+    if how == "code":
+        kernel.run("dsh_nb.pending_approvals()[0].approve()")
+    else:
+        kernel.click(kernel.find_button("Allow once"))
+    kernel.wait_for(fut.done, timeout=20)
+    assert fut.result() == "deleted a.txt"
+
+
+def test_a_client_killed_mid_call_cancels_it_and_clears_its_prompt(kernel, served):
+    script = (
+        "import asyncio, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from mcpkit import client\n"
+        "async def main():\n"
+        "    async with client(sys.argv[1], sys.argv[2]) as c:\n"
+        "        await c.call_tool('delete', {'path': 'b.txt'})\n"
+        "asyncio.run(main())\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, served["url"], served["token"]]
+    )
+    try:
+        kernel.wait_for(lambda: pending(kernel) == 1, timeout=30, what="the prompt")
+        process.kill()
+        process.wait()
+        kernel.wait_for(lambda: pending(kernel) == 0, timeout=20)
+        kernel.wait_for(
+            lambda: any(
+                d.get("tool") == "delete" and d.get("status") == "cancelled"
+                for d in _cards(kernel, served["cell"])
+            ),
+            timeout=10,
+        )
+    finally:
+        process.kill()
+
+
+def test_the_server_survives_interrupts(kernel, served):
+    kernel.interrupt()
+    time.sleep(0.3)
+    msg_id = kernel.execute_async("await asyncio.sleep(10)")
+    time.sleep(0.5)
+    kernel.interrupt()
+    reply = kernel.collect(msg_id, timeout=20)
+    assert reply.status == "error"
+
+    async def go():
+        async with client(served["url"], served["token"]) as c:
+            return (await c.call_tool("add", {"a": 1, "b": 1})).content[0].text
+
+    assert in_client(kernel, go) == "2"
+
+
+def test_200_concurrent_calls_from_4_clients(kernel, served):
+    async def one_client(k: int) -> list[str]:
+        async with client(served["url"], served["token"], name=f"load{k}") as c:
+            calls = [c.call_tool("add", {"a": k * 1000, "b": i}) for i in range(50)]
+            return [r.content[0].text for r in await asyncio.gather(*calls)]
+
+    async def go():
+        return await asyncio.gather(*(one_client(k) for k in range(4)))
+
+    kernel.run(
+        "seen = []\n"
+        "reg.on_result(lambda ex, r: seen.append((ex.agent.name, ex.call_id, r.text)))"
+    )
+    started = time.perf_counter()
+    results = in_client(kernel, go, timeout=180)
+    elapsed = time.perf_counter() - started
+    assert [sorted(map(int, r)) for r in results] == [
+        [k * 1000 + i for i in range(50)] for k in range(4)
+    ]
+    seen = json.loads(kernel.run("print(json.dumps(seen))").stdout)
+    by_client: dict[str, list[str]] = {}
+    for agent, _call_id, text in seen:
+        if agent.startswith("load"):
+            by_client.setdefault(agent, []).append(text)
+    assert sorted(by_client) == ["load0", "load1", "load2", "load3"]
+    assert all(len(v) == 50 for v in by_client.values())
+    ids = [call_id for agent, call_id, _ in seen if agent.startswith("load")]
+    assert len(ids) == 200 and len(set(ids)) == 200
+    print(f"200 calls from 4 clients in {elapsed:.2f} s")
+
+
+def test_connect_in_the_kernel_and_a_server_killed_mid_call(kernel):
+    kernel.run(
+        'conn = await dsh_nb.connect_mcp("f", command=[sys.executable, FAULT])',
+        timeout=60,
+    )
+    pid = int(kernel.run("print(os.getpid())").stdout)
+    spawned = children(pid)
+    assert spawned
+    reply = kernel.run('r = await dsh_nb.call("f_crash"); print(r.text)', timeout=30)
+    assert "is closed" in reply.stdout
+    assert "about to crash: simulated fault" in reply.stdout
+    later = kernel.run('print((await dsh_nb.call("f_echo", text="x")).text)')
+    assert "is closed" in later.stdout
+    kernel.wait_for(lambda: not (children(pid) & spawned), timeout=10)
+    kernel.run("await conn.close()")
+
+
+def test_another_process_connects_to_the_kernels_tools(kernel, served):
+    async def go():
+        registry = ToolRegistry()
+        conn = await connect_mcp(
+            "nb",
+            url=served["url"],
+            headers={"Authorization": f"Bearer {served['token']}"},
+            registry=registry,
+        )
+        try:
+            result = await registry.execute(
+                ToolExecutionInput(
+                    call_id="x", name="nb_add", arguments={"a": 40, "b": 2}
+                )
+            )
+            return sorted(conn.tools), result.text
+        finally:
+            await conn.close()
+
+    tools, text = in_client(kernel, go)
+    assert tools == ["nb_add", "nb_delete"]
+    assert text == "42"
+
+
+def test_stop_frees_the_port_and_a_redefinition_notifies(kernel, served):
+    notices: list[str] = []
+    ready = threading.Event()
+
+    async def watch():
+        async def on_message(message: Any) -> None:
+            if getattr(getattr(message, "root", message), "method", "").endswith(
+                "list_changed"
+            ):
+                notices.append("changed")
+
+        async with client(served["url"], served["token"], on_message=on_message) as c:
+            await c.list_tools()
+            ready.set()
+            for _ in range(200):
+                if notices:
+                    break
+                await asyncio.sleep(0.05)
+            # bypass: the client's cache eviction may run after our handler
+            listed = await c.list_tools(cache_mode="bypass")
+            return [t.description for t in listed.tools]
+
+    cell = (
+        '%%tool\ndef mul(a: int, b: int) -> str:\n    """{}"""\n    return str(a * b)\n'
+    )
+    kernel.run(cell.format("Multiply."))
+    fut = start_client(watch)
+    kernel.wait_for(ready.is_set, timeout=30, what="the watching client")
+    kernel.run(cell.format("Multiply, redefined."))
+    kernel.wait_for(fut.done, timeout=30)
+    assert notices, "no tools/list_changed reached the client"
+    assert "Multiply, redefined." in fut.result()
+    kernel.run("%tools serve --stop")
+    port = int(served["url"].rsplit(":", 1)[1].split("/")[0])
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                pass
+        except OSError:
+            break
+        assert time.monotonic() < deadline, "the port is still open"
+        kernel.pump(0.2)
+    assert not list((kernel.tmp / "runtime").glob("dsh-mcp-*.json"))
+
+
+def _cards(kernel: KernelHarness, msg_id: str) -> list[dict[str, Any]]:
+    kernel.pump(0.05)
+    out = []
+    for message in kernel.messages(msg_id):
+        data = message["content"].get("data", {})
+        if CARD in data:
+            out.append(data[CARD])
+    return out
+
+
+def _texts(kernel: KernelHarness, msg_id: str) -> list[str]:
+    kernel.pump(0.05)
+    return [
+        str(m["content"].get("data", {}).get("text/plain", ""))
+        for m in kernel.messages(msg_id)
+    ]

@@ -1,0 +1,128 @@
+"""A chat's messages plus its session log replay the conversation's cards."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import mistune
+import pytest
+from ipshell import fresh_shell, run
+from IPython.core.interactiveshell import InteractiveShell
+from xss_payloads import PAYLOADS
+
+from dsh_nb.cards import CARD_MIME
+from dsh_nb.models.replay_server import ReplayServer
+from dsh_nb.models.scripted import ToolCallSpec, Turn
+from dsh_nb.notebook.chatview import safe_markdown
+
+TOOLS = '''%%tool
+def add(a: int, b: int = 0) -> str:
+    """Add two integers."""
+    return str(a + b)
+'''
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
+    with ReplayServer() as srv:
+        monkeypatch.setenv("REPLAY_KEY", srv.token)
+        yield srv
+
+
+def test_replay_after_a_restart(server: ReplayServer, tmp_path: Path) -> None:
+    shells = fresh_shell()
+    ip: InteractiveShell = next(shells)
+    run(ip, TOOLS)
+    run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
+    run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
+    run(ip, '%config DshChat.model = "replay-model"')
+    server.add(
+        Turn(
+            text="Two sums.",
+            tool_calls=(
+                ToolCallSpec(name="add", arguments='{"a": 2, "b": 3}'),
+                ToolCallSpec(name="add", arguments='{"a": 1,'),
+            ),
+        ),
+        Turn(text="5, and one call was broken."),
+    )
+    live = run(ip, "%%chat\nAdd things")
+    assert live.error is None
+    live_cards = list(live.final_cards().values())
+    log, saved = tmp_path / "session.jsonl", tmp_path / "chat.json"
+    run(ip, f"%tool_log --save {log}")
+    run(
+        ip,
+        "import json\nfrom dsh_nb.notebook.chatmagic import kernel_chat\n"
+        f"json.dump(kernel_chat().messages, open({str(saved)!r}, 'w'))",
+    )
+    next(shells, None)  # unload: the kernel "restarts"
+
+    for ip in fresh_shell():
+        run(ip, TOOLS)
+        cell = run(
+            ip,
+            f"import dsh_nb\n_ = dsh_nb.replay({str(log)!r}, messages={str(saved)!r})",
+        )
+        assert cell.error is None, cell.error
+        plain = [o["data"].get("text/plain") for o in cell.outputs]
+        assert plain[0] == "you: Add things"
+        assert plain[1] == "model: Two sums."
+        assert plain[-1] == "model: 5, and one call was broken."
+        cards = [o["data"][CARD_MIME] for o in cell.outputs if CARD_MIME in o["data"]]
+        assert (
+            [(c["callId"], c["status"]) for c in cards]
+            == [(c["callId"], c["status"]) for c in live_cards]
+            == [("call_01", "done"), ("call_02", "error")]
+        )
+        assert cards[0]["result"] == live_cards[0]["result"]
+        assert len(ip.user_ns["_"]) == 2  # the Replay: the two cards
+
+
+MARKDOWN_TAGS = {
+    "p",
+    "a",
+    "code",
+    "pre",
+    "em",
+    "strong",
+    "br",
+    "hr",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "del",
+}
+
+
+# Code spans may cross lines: a per-line reading of them would be fooled.
+SPANS = (
+    ("span-across-lines", "x `y\nz` <img src=x onerror=alert(1)> `w`"),
+    ("fence-with-backticks", "```` a`b\n<img src=x onerror=alert(1)>\n````"),
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "payload"), (*PAYLOADS, *SPANS), ids=[n for n, _ in (*PAYLOADS, *SPANS)]
+)
+def test_model_markdown_carries_no_live_html(name: str, payload: str) -> None:
+    text = f"Hello {payload} and [x](javascript:alert(1)) and [y]({payload})"
+    rendered = str(mistune.html(safe_markdown(text)))
+    tags = re.findall(r"<\s*([a-zA-Z][\w-]*)([^>]*)>", rendered)
+    for tag, attrs in tags:
+        assert tag.lower() in MARKDOWN_TAGS, rendered  # only Markdown's own markup
+        assert not re.search(r"\son\w+\s*=", attrs, re.I), rendered
+        href = re.search(r'href="([^"]*)"', attrs)
+        if href:
+            assert not re.match(
+                r"\s*(javascript|vbscript|data):", href.group(1), re.I
+            ), rendered
