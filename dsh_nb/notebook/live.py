@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
@@ -312,6 +313,7 @@ class LiveCall:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
         opened = journal.enter_turn(session)
+        outer = enclosing()  # the call whose body started this one, if any
         self._started = time.perf_counter()
         try:
             run = await state.registry.run(
@@ -320,6 +322,7 @@ class LiveCall:
                     name=self.name,
                     arguments=self.arguments,
                     agent=self.agent,
+                    parent=None if outer is None else outer.token,
                     signal=self.signal,
                 )
             )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.live import LiveCall
+from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
 from dsh_nb.tools.execution import Allow, Ask, Deny
 from dsh_nb.tools.presenter import ToolPresenter
@@ -73,6 +74,10 @@ class KernelState:
         reg = self.registry
         self.disposers.append(reg.on_pre_execute(self.apply_policy))
         self.disposers.append(reg.on_execute(self._mark_running, prepend=True))
+        # First in line, so a call nested too deep never reaches a policy or
+        # an approval prompt.
+        depth = check_depth(lambda: self.config.max_call_depth)
+        self.disposers.append(reg.on_pre_execute(depth, prepend=True))
         self.disposers.append(reg.on_trace(self._record_trace))
         self._install_timeout(self.config.default_timeout_ms)
         self.config.observe(self._timeout_changed, names=["default_timeout_ms"])
@@ -116,11 +121,14 @@ class KernelState:
             return next_()
         return policy_decision(entry.policy, execution.name)
 
-    def _mark_running(self, execution: ToolExecution, next_: Any) -> Any:
+    async def _mark_running(
+        self, execution: ToolExecution, next_: Any
+    ) -> ToolExecutionResult:
+        """Show ``running``; run the body as the enclosing call of its calls."""
         live = self.live_calls.get(execution.call_id)
         if live is not None:
             live._mark_running()
-        return next_()
+        return await run_enclosed(execution, next_)
 
     def _record_trace(
         self,

@@ -269,7 +269,7 @@ async def test_client_cancellation_cancels_a_pending_approval(mode):
             assert result.is_error
             decided = agent.session.of_type("approval/decided")
             assert [e["data"]["outcome"] for e in decided] == ["cancelled"]
-            assert gate.waiting == []
+            await _until(lambda: gate.waiting == [])  # the prompt is cleared
             await _until(lambda: server.calls_in_flight == 0)
             # The session goes on.
             assert (await c.list_tools()).tools[0].name == "add"
@@ -314,7 +314,7 @@ async def test_structured_content_where_an_output_schema_is_declared():
         await server.stop()
 
 
-async def _until(predicate, timeout=10.0):
+async def _until(predicate, timeout=20.0):
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not predicate():
@@ -355,7 +355,7 @@ async def test_a_client_that_dies_mid_call_cancels_it(mode):
         process.wait()
         await _until(lambda: results)
         assert results[0].text == 'Error: approval for tool "add" was cancelled'
-        assert gate.waiting == []
+        await _until(lambda: gate.waiting == [])
         await _until(lambda: server.calls_in_flight == 0)
     finally:
         process.kill()
