@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh_nb.notebook.nesting import enclosing
@@ -97,7 +97,7 @@ class LiveCall:
         self.agent = agent
         self._status = "pending"
         self._result: ToolExecutionResult | None = None
-        self._trace: tuple[TraceRecord, ...] = ()
+        self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
         self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
@@ -306,7 +306,7 @@ class LiveCall:
     def _mark_running(self) -> None:
         self.set_status("running")
 
-    def _record_trace(self, records: tuple[TraceRecord, ...]) -> None:
+    def _record_trace(self, records: Sequence[TraceRecord]) -> None:
         self._trace = records
 
     async def _run(self) -> ToolExecutionResult:

@@ -10,7 +10,7 @@ listener; the ``running`` status and the card's trace come from one
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -134,7 +134,7 @@ class KernelState:
         self,
         execution: ToolExecution,
         result: ToolExecutionResult,
-        records: tuple[TraceRecord, ...],
+        records: Sequence[TraceRecord],
     ) -> None:
         live = self.live_calls.get(execution.call_id)
         if live is not None:

@@ -10,7 +10,7 @@ of the scope, then the scope's own tools replacing same-name globals in place.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools import pipeline
@@ -38,7 +38,7 @@ _log = logging.getLogger("dsh_nb.tools")
 ToolGuard = Callable[[ToolExecution], "str | None"]
 ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
 TraceObserver = Callable[
-    [ToolExecution, ToolExecutionResult, "tuple[TraceRecord, ...]"], None
+    [ToolExecution, ToolExecutionResult, "Sequence[TraceRecord]"], None
 ]
 _Plan = tuple[
     tuple[Callable[..., Any], ...],
@@ -401,7 +401,7 @@ class ToolRegistry:
             except BaseException as exc:  # noqa: BLE001 - never starve peers
                 _report(execution, "tools/result observer", exc)
         if rec is not None:
-            records = tuple(rec.records)
+            records = rec.trace()
             for tracer in tracers:
                 _contain(tracer, execution, result, "trace observer", records)
 
