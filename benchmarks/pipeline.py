@@ -1,17 +1,20 @@
 """Per-call cost of the full pipeline, next to langchain-core and the MCP SDK.
 
 Run: ``python benchmarks/pipeline.py``. Prints median µs per call (rows timed
-round-robin, so machine noise hits them alike) for an
-``add(a, b)`` tool and a 10-field nested-object tool through validation,
-materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
-post-execute listener and 2 observers; the peers where installed; and how
-the per-call cost changes from 1 to 1,000 registered tools.
+round-robin in this process's CPU time, so machine noise hits them alike)
+for an ``add(a, b)`` tool and a 10-field nested-object tool through
+validation, materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
+post-execute listener and 2 observers, on a bare registry and on one set up
+as the notebook's (a trace observer, calls by an agent, so the core also
+traces and journals); the peers where installed; and how the per-call cost
+changes from 1 to 1,000 registered tools.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -23,6 +26,7 @@ from _common import (
     add,
     full_registry,
     interleaved,
+    kernel_registry,
     langchain_tools,
     machine,
     mcp_server,
@@ -35,6 +39,7 @@ from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
 OURS = "dsh_nb full pipeline"
+TRACED = "dsh_nb, kernel-style registry"
 YARDSTICK = "yardstick"
 
 
@@ -45,10 +50,13 @@ def main() -> None:
     )
     rounds = parser.parse_args().rounds
     registry = full_registry()
+    kernel, agent = kernel_registry()
     bare = ToolRegistry()
     bare.register(tool(add))
-    cases = [
-        Case("dsh_nb full pipeline", n, ours(registry, n, a), True) for n, a in TOOLS
+    cases = [Case(OURS, n, ours(registry, n, a), True) for n, a in TOOLS]
+    cases += [
+        Case(TRACED, n, ours(kernel, n, a, agent), True, "trace + journal")
+        for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
     missing: list[tuple[str, str, float | None, str]] = []
@@ -78,7 +86,7 @@ def main() -> None:
         Case("plain Python call", "add", lambda: add(1, 2), False, "no validation")
     )
     cases.append(Case(YARDSTICK, "", yardstick, False))
-    timed = interleaved(cases, rounds=rounds)
+    timed = interleaved(cases, rounds=rounds, clock=time.process_time)
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
     unit = by_peer.pop((YARDSTICK, ""))
     rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]
@@ -91,6 +99,13 @@ def main() -> None:
         f"add {by_peer[OURS, 'add'] / unit:.2f}, "
         f"profile {by_peer[OURS, 'profile'] / unit:.2f}"
     )
+    for name, _ in TOOLS:
+        traced, plain = by_peer[TRACED, name], by_peer[OURS, name]
+        print(
+            f"{name}: kernel-style (trace + journal) {traced:.1f} µs = "
+            f"{traced / plain:.2f}x bare {plain:.1f} µs (target <= 1.3x); "
+            f"{traced / unit:.2f} yardsticks"
+        )
     print()
     print("per-call cost of `add` by number of registered tools:")
     counts = (1, 10, 100, 1000)
@@ -98,9 +113,8 @@ def main() -> None:
         Case(f"{count}", "add", ours(full_registry(count - 1), "add", ADD_ARGS), True)
         for count in counts
     ]
-    for count, us in zip(
-        counts, interleaved(scale, rounds=max(1, rounds // 2)), strict=True
-    ):
+    scaled = interleaved(scale, rounds=max(1, rounds // 2), clock=time.process_time)
+    for count, us in zip(counts, scaled, strict=True):
         print(f"  {count:>5} tools: {us:.1f} µs")
 
 

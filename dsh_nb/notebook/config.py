@@ -87,6 +87,15 @@ class DshConfig(Configurable):
         ),
     ).tag(config=True)
 
+    max_call_depth = Int(
+        16,
+        min=1,
+        help=(
+            "How deep calls may nest (a tool whose body calls dsh_nb.call is "
+            "one level deeper); a deeper call ends with CALL_DEPTH_EXCEEDED."
+        ),
+    ).tag(config=True)
+
     max_output_lines = Int(
         40, min=1, help="Terminal lines a card shows before 'show all'."
     ).tag(config=True)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
@@ -96,7 +97,7 @@ class LiveCall:
         self.agent = agent
         self._status = "pending"
         self._result: ToolExecutionResult | None = None
-        self._trace: tuple[TraceRecord, ...] = ()
+        self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
         self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
@@ -262,8 +263,8 @@ class LiveCall:
         if outcome is not None:
             self._approval = outcome
         if self._prompt_handle is not None:
-            text = f"approval: {outcome}" if outcome else ""
-            _update(self._prompt_handle, {"text/plain": text}, raw=True)
+            # The card shows the outcome; a line under it would repeat it.
+            _update(self._prompt_handle, {"text/plain": ""}, raw=True)
         self._refresh()
 
     def approve(self) -> None:
@@ -305,13 +306,14 @@ class LiveCall:
     def _mark_running(self) -> None:
         self.set_status("running")
 
-    def _record_trace(self, records: tuple[TraceRecord, ...]) -> None:
+    def _record_trace(self, records: Sequence[TraceRecord]) -> None:
         self._trace = records
 
     async def _run(self) -> ToolExecutionResult:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
         opened = journal.enter_turn(session)
+        outer = enclosing()  # the call whose body started this one, if any
         self._started = time.perf_counter()
         try:
             run = await state.registry.run(
@@ -320,6 +322,7 @@ class LiveCall:
                     name=self.name,
                     arguments=self.arguments,
                     agent=self.agent,
+                    parent=None if outer is None else outer.token,
                     signal=self.signal,
                 )
             )

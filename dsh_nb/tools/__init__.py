@@ -22,6 +22,7 @@ from dsh_nb.tools.definition import (
 )
 from dsh_nb.tools.errors import (
     ApprovalError,
+    CallDepthError,
     HarnessError,
     ListenerContractError,
     OutputSchemaError,
@@ -93,6 +94,7 @@ __all__ = [
     "ApprovalService",
     "Ask",
     "Block",
+    "CallDepthError",
     "Deny",
     "DiffCallView",
     "DiffResultView",

@@ -9,7 +9,8 @@ The tree::
     ├── OutputSchemaError     UNSUPPORTED_SCHEMA  outside the output subset
     ├── ToolDefinitionError   INVALID_DEFINITION  bad definition (raised)
     ├── ApprovalError         APPROVAL_FAILED     no open turn to ask in
-    └── ListenerContractError LISTENER_CONTRACT   a listener broke the rules
+    ├── ListenerContractError LISTENER_CONTRACT   a listener broke the rules
+    └── CallDepthError        CALL_DEPTH_EXCEEDED calls nested too deep
 
 At call time every one of these becomes an ``isError`` result carrying
 ``{name, code}``; only definition and registration errors are raised to the
@@ -24,6 +25,7 @@ from typing import Any
 
 __all__ = [
     "ApprovalError",
+    "CallDepthError",
     "HarnessError",
     "ListenerContractError",
     "OutputSchemaError",
@@ -118,6 +120,13 @@ class ListenerContractError(HarnessError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "LISTENER_CONTRACT")
+
+
+class CallDepthError(HarnessError):
+    """A call nested deeper in other calls than the configured limit allows."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "CALL_DEPTH_EXCEEDED")
 
 
 @dataclass(frozen=True, slots=True)

@@ -325,7 +325,7 @@ def no_big(execution, next):
     run(ip, "LIMIT = 10\n" + listener)
     run(ip, "LIMIT = 100\n" + listener)
     registry = extension.registry()
-    assert len(registry._pre) == 2  # the policy table + one no_big
+    assert len(registry._pre) == 3  # depth check, policy table, one no_big
     card = run(ip, '%call add {"a": 50, "b": 1}').cards()[-1]
     assert card["status"] == "done"  # the LIMIT=10 copy is gone
     card = run(ip, '%call add {"a": 500, "b": 1}').cards()[-1]
