@@ -263,8 +263,8 @@ class LiveCall:
         if outcome is not None:
             self._approval = outcome
         if self._prompt_handle is not None:
-            text = f"approval: {outcome}" if outcome else ""
-            _update(self._prompt_handle, {"text/plain": text}, raw=True)
+            # The card shows the outcome; a line under it would repeat it.
+            _update(self._prompt_handle, {"text/plain": ""}, raw=True)
         self._refresh()
 
     def approve(self) -> None:
