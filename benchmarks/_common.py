@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from dsh_nb.tools import (
     Accept,
+    Agent,
     Allow,
     ToolExecutionInput,
     ToolRegistry,
@@ -90,6 +91,25 @@ def full_registry(extra_tools: int = 0) -> ToolRegistry:
     return registry
 
 
+def kernel_registry() -> tuple[ToolRegistry, Agent]:
+    """The same listener set as the notebook's registry runs it: traced, journaled.
+
+    A trace observer that keeps each call's records (as the live card
+    does), and calls made by an agent inside an open turn, so the core
+    writes ``tool/call`` and ``tool/result`` to its session log.
+    """
+    registry = full_registry()
+    kept: list[Any] = [None]
+
+    def keep_trace(ex: Any, result: Any, records: Any) -> None:
+        kept[0] = records
+
+    registry.on_trace(keep_trace)
+    agent = Agent("notebook")
+    agent.session.start_turn()
+    return registry, agent
+
+
 @dataclass(frozen=True, eq=False)
 class Case:
     """One row to time: ``call()`` is one call (its awaitable if ``is_async``)."""
@@ -102,26 +122,32 @@ class Case:
 
 
 def interleaved(
-    cases: list[Case], *, rounds: int = 61, batch_ms: float = 5.0
+    cases: list[Case],
+    *,
+    rounds: int = 61,
+    batch_ms: float = 5.0,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[float]:
     """Median µs per call of each case, timed round-robin.
 
     Each round times one short batch of every case in turn, so a noisy
     neighbour on a shared machine slows every row alike and the ratios
     between rows hold even when the absolute numbers drift. Batch sizes
-    are calibrated first so each batch takes about ``batch_ms``.
+    are calibrated first so each batch takes about ``batch_ms``. With
+    ``clock=time.process_time`` a batch counts only this process's CPU
+    time, so time spent descheduled on a busy machine does not count.
     """
 
     async def batch(case: Case, n: int) -> float:
         call = case.call
-        start = time.perf_counter()
+        start = clock()
         if case.is_async:
             for _ in range(n):
                 await call()
         else:
             for _ in range(n):
                 call()
-        return time.perf_counter() - start
+        return clock() - start
 
     async def run() -> list[float]:
         sizes = []
@@ -139,8 +165,13 @@ def interleaved(
     return asyncio.run(run())
 
 
-def ours(registry: ToolRegistry, name: str, args: dict[str, Any]) -> Callable[[], Any]:
-    call = ToolExecutionInput(call_id="c1", name=name, arguments=args)
+def ours(
+    registry: ToolRegistry,
+    name: str,
+    args: dict[str, Any],
+    agent: Agent | None = None,
+) -> Callable[[], Any]:
+    call = ToolExecutionInput(call_id="c1", name=name, arguments=args, agent=agent)
     return lambda: registry.execute(call)
 
 

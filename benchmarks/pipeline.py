@@ -1,17 +1,27 @@
-"""Per-call cost of the full pipeline, next to langchain-core and the MCP SDK.
+"""Per-call cost of the full pipeline, next to pydantic and the SDKs' tools.
 
 Run: ``python benchmarks/pipeline.py``. Prints median µs per call (rows timed
-round-robin, so machine noise hits them alike) for an
-``add(a, b)`` tool and a 10-field nested-object tool through validation,
-materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
-post-execute listener and 2 observers; the peers where installed; and how
-the per-call cost changes from 1 to 1,000 registered tools.
+round-robin in this process's CPU time, so machine noise hits them alike)
+for an ``add(a, b)`` tool and a 10-field nested-object tool through
+validation, materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
+post-execute listener and 2 observers, on a bare registry and on one set up
+as the notebook's (a trace observer, calls by an agent, so the core also
+traces and journals); the peers where installed; and how the per-call cost
+changes from 1 to 1,000 registered tools.
+
+Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
+rows include the pydantic validation and conversion ``@tool`` builds; their
+notes say so. Beside them, in the same run: pydantic's ``validate_call`` on
+the same functions (validation alone, no pipeline), openai-agents'
+``FunctionTool.on_invoke_tool`` (its input is a JSON string), the MCP SDK
+server's ``call_tool`` and langchain-core.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -23,6 +33,7 @@ from _common import (
     add,
     full_registry,
     interleaved,
+    kernel_registry,
     langchain_tools,
     machine,
     mcp_server,
@@ -30,11 +41,17 @@ from _common import (
     table,
     yardstick,
 )
+from compare import openai_agents_cases
 
 from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
 OURS = "dsh_nb full pipeline"
+SIGNATURE = {
+    "add": "signature tool: @tool def add(a: int, b: int), pydantic strict",
+    "profile": "signature tool: 10 fields, 2 dataclasses, Literal",
+}
+TRACED = "dsh_nb, kernel-style registry"
 YARDSTICK = "yardstick"
 
 
@@ -45,13 +62,20 @@ def main() -> None:
     )
     rounds = parser.parse_args().rounds
     registry = full_registry()
+    kernel, agent = kernel_registry()
     bare = ToolRegistry()
     bare.register(tool(add))
-    cases = [
-        Case("dsh_nb full pipeline", n, ours(registry, n, a), True) for n, a in TOOLS
+    cases = [Case(OURS, n, ours(registry, n, a), True, SIGNATURE[n]) for n, a in TOOLS]
+    cases += [
+        Case(TRACED, n, ours(kernel, n, a, agent), True, "trace + journal")
+        for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
     missing: list[tuple[str, str, float | None, str]] = []
+    cases += validate_call_cases()
+    agents_cases, agents_missing = openai_agents_cases()
+    cases += agents_cases
+    missing += agents_missing
     lc = langchain_tools()
     for name, args in TOOLS:
         label = "langchain-core StructuredTool.invoke"
@@ -78,7 +102,7 @@ def main() -> None:
         Case("plain Python call", "add", lambda: add(1, 2), False, "no validation")
     )
     cases.append(Case(YARDSTICK, "", yardstick, False))
-    timed = interleaved(cases, rounds=rounds)
+    timed = interleaved(cases, rounds=rounds, clock=time.process_time)
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
     unit = by_peer.pop((YARDSTICK, ""))
     rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]
@@ -91,6 +115,13 @@ def main() -> None:
         f"add {by_peer[OURS, 'add'] / unit:.2f}, "
         f"profile {by_peer[OURS, 'profile'] / unit:.2f}"
     )
+    for name, _ in TOOLS:
+        traced, plain = by_peer[TRACED, name], by_peer[OURS, name]
+        print(
+            f"{name}: kernel-style (trace + journal) {traced:.1f} µs = "
+            f"{traced / plain:.2f}x bare {plain:.1f} µs (target <= 1.3x); "
+            f"{traced / unit:.2f} yardsticks"
+        )
     print()
     print("per-call cost of `add` by number of registered tools:")
     counts = (1, 10, 100, 1000)
@@ -98,10 +129,29 @@ def main() -> None:
         Case(f"{count}", "add", ours(full_registry(count - 1), "add", ADD_ARGS), True)
         for count in counts
     ]
-    for count, us in zip(
-        counts, interleaved(scale, rounds=max(1, rounds // 2)), strict=True
-    ):
+    scaled = interleaved(scale, rounds=max(1, rounds // 2), clock=time.process_time)
+    for count, us in zip(counts, scaled, strict=True):
         print(f"  {count:>5} tools: {us:.1f} µs")
+
+
+def validate_call_cases() -> list[Case]:
+    """pydantic's own decorator on the same functions: validation, then call."""
+    import pydantic
+    from _common import profile
+
+    out = []
+    for name, fn, args in (("add", add, ADD_ARGS), ("profile", profile, PROFILE_ARGS)):
+        checked = pydantic.validate_call(fn)
+        out.append(
+            Case(
+                "pydantic validate_call",
+                name,
+                lambda c=checked, a=args: c(**a),
+                False,
+                f"pydantic {pydantic.VERSION}, lax; no pipeline",
+            )
+        )
+    return out
 
 
 if __name__ == "__main__":

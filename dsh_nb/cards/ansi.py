@@ -17,12 +17,13 @@ inside a line keeps only the text after it, as a terminal shows progress bars.
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
+from collections.abc import Iterator
+from typing import Any, Final, NamedTuple
 
 from dsh_nb.cards.escape import esc
 from dsh_nb.cards.markup import BG, FG
 
-__all__ = ["ansi_to_html_lines", "strip_ansi"]
+__all__ = ["ansi_spans", "ansi_to_html_lines", "strip_ansi"]
 
 _SEQ: Final = re.compile(
     # CSI: parameter bytes, intermediate bytes, final byte.
@@ -229,19 +230,37 @@ def strip_ansi(text: str) -> str:
     return _SEQ.sub("", _carriage_returns(text))
 
 
+def _styled(text: str) -> Iterator[tuple[_Style, str]]:
+    """Yield ``(style, text)`` runs; one style change ends a run."""
+    text = _carriage_returns(text)
+    style = _PLAIN
+    pending: list[str] = []
+    pos = 0
+    for match in _SEQ.finditer(text):
+        if match.start() > pos:
+            pending.append(text[pos : match.start()])
+        pos = match.end()
+        params = match.group("params")
+        if match.group("final") == "m" and not params.startswith(("<", "=", ">", "?")):
+            new = _apply_sgr(style, params)
+            if new != style:
+                yield style, "".join(pending)
+                pending.clear()
+                style = new
+    pending.append(text[pos:])
+    yield style, "".join(pending)
+
+
 def ansi_to_html_lines(text: str) -> list[str]:
     """Convert terminal output to one escaped HTML string per line.
 
     Each line closes its own spans, so any run of lines is well-formed on its
     own (the caller may split them into a collapsed and a visible part).
     """
-    text = _carriage_returns(text)
     lines: list[str] = []
     current: list[str] = []
     css_cache: dict[_Style, str] = {_PLAIN: ""}
-    style = _PLAIN
-
-    def emit(chunk: str) -> None:
+    for style, chunk in _styled(text):
         css = css_cache.get(style)
         if css is None:
             css = css_cache[style] = _css(style)
@@ -253,21 +272,41 @@ def ansi_to_html_lines(text: str) -> list[str]:
                 current.append(f'<span style="{css}">{esc(piece)}</span>')
             elif piece:
                 current.append(esc(piece))
-
-    pending: list[str] = []
-    pos = 0
-    for match in _SEQ.finditer(text):
-        if match.start() > pos:
-            pending.append(text[pos : match.start()])
-        pos = match.end()
-        params = match.group("params")
-        if match.group("final") == "m" and not params.startswith(("<", "=", ">", "?")):
-            new = _apply_sgr(style, params)
-            if new != style:
-                emit("".join(pending))
-                pending.clear()
-                style = new
-    pending.append(text[pos:])
-    emit("".join(pending))
     lines.append("".join(current))
     return lines
+
+
+def _style_json(style: _Style) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if style.fg:
+        out["fg"] = style.fg
+    if style.bg:
+        out["bg"] = style.bg
+    for name in ("bold", "dim", "italic", "underline", "strike", "inverse"):
+        if getattr(style, name):
+            out[name] = True
+    return out
+
+
+def ansi_spans(text: str) -> tuple[list[list[Any]], list[dict[str, Any]]]:
+    """Parse terminal output for the JSON part: runs and the styles they use.
+
+    Returns ``spans``, each ``[text, style_index]``, and ``styles``, where
+    index 0 is the plain style ``{}``; colours are ``#rrggbb`` only, so the
+    renderer never copies payload text into CSS.
+    """
+    index: dict[_Style, int] = {_PLAIN: 0}
+    styles: list[dict[str, Any]] = [{}]
+    spans: list[list[Any]] = []
+    for style, chunk in _styled(text):
+        if not chunk:
+            continue
+        at = index.get(style)
+        if at is None:
+            at = index[style] = len(styles)
+            styles.append(_style_json(style))
+        if spans and spans[-1][1] == at:
+            spans[-1][0] += chunk
+        else:
+            spans.append([chunk, at])
+    return spans, styles

@@ -8,7 +8,8 @@
         {"tool", "callId"?, "status", "isError", "call"?, "result"?,
          "approval"?, "trace"?: [{"stage", "actor", "decision"}]}
 
-    ``call``/``result`` are the views' ``to_json()``. The session working
+    ``call``/``result`` are the views' wire form, bounded and with diffs as
+    planned hunks (see :mod:`~dsh_nb.cards.payload`). The session working
     folder (``cwd``, which file paths resolve against) differs per machine,
     so it travels in the display metadata with the other volatile values.
 ``text/html``
@@ -159,15 +160,16 @@ def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
         raise TypeError(f"limits must be a CardLimits; got {limits!r}")
     errors: dict[str, str] = {}
     data: dict[str, Any] = {}
-    try:
-        data[CARD_MIME] = card_payload(model)
-    except Exception as exc:  # noqa: BLE001 - one broken part hides no other
-        errors[CARD_MIME] = _describe(exc)
     card: CardLayout | None = None
     try:
         card = CardLayout(model, limits)
     except Exception as exc:  # noqa: BLE001 - the plain fallback still renders
         errors["card"] = _describe(exc)
+    if card is not None:
+        try:
+            data[CARD_MIME] = card_payload(card)
+        except Exception as exc:  # noqa: BLE001 - one broken part hides no other
+            errors[CARD_MIME] = _describe(exc)
     if card is not None:
         for mime, build in (("text/html", card_html), ("text/markdown", card_markdown)):
             try:

@@ -8,13 +8,13 @@ those in :data:`TAGS` and the only attributes ``class``, ``style`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 from dsh_nb.cards.ansi import ansi_to_html_lines
+from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.diffhtml import diff_html
 from dsh_nb.cards.escape import esc
-from dsh_nb.cards.layout import CardLayout, cap, output_tail, pretty_json
+from dsh_nb.cards.layout import CardLayout
 from dsh_nb.cards.markup import (
     BG,
     BORDER,
@@ -32,7 +32,6 @@ from dsh_nb.cards.markup import (
     pill,
     pre,
 )
-from dsh_nb.tools.jsonvalue import ABSENT
 
 __all__ = ["TAGS", "card_html"]
 
@@ -131,12 +130,12 @@ def _terminal(card: CardLayout) -> list[str]:
         )
     if card.output is None:
         return out
-    text, dropped = output_tail(card.output, card.limits.max_output_chars)
+    text, dropped = card.output, card.output_dropped
     if dropped:
         out.append(
             _notice(
                 f"output truncated: the first {dropped:,} of "
-                f"{len(card.output):,} characters are not shown",
+                f"{card.output_total:,} characters are not shown",
                 ERR,
             )
         )
@@ -163,16 +162,12 @@ def _terminal(card: CardLayout) -> list[str]:
     return out
 
 
-def _block(block: Any, limit: int, error: bool) -> str:
-    if isinstance(block, Mapping) and block.get("type") == "text":
-        text = block.get("text")
-        raw = text if isinstance(text, str) else pretty_json(block)
-    else:
-        raw = pretty_json(block)
-    text, notice = cap(raw, limit)
+def _block(block: Shown, error: bool) -> str:
+    if not block.text and block.notice:
+        return _notice(block.notice, ERR)
     style = PRE_STYLE + (f";border-left:3px solid {ERR}" if error else "")
-    html = pre(esc(text), "dsh-ToolCard-content", style)
-    return html + (_notice(notice, ERR) if notice else "")
+    html = pre(esc(block.text), "dsh-ToolCard-content", style)
+    return html + (_notice(block.notice, ERR) if block.notice else "")
 
 
 def _generic(card: CardLayout) -> list[str]:
@@ -191,17 +186,13 @@ def _generic(card: CardLayout) -> list[str]:
                 "dsh-ToolCard-locations",
             )
         )
-    if card.raw_input is not ABSENT and card.kind == "generic":
-        raw = card.raw_input
-        text, notice = cap(
-            raw if isinstance(raw, str) else pretty_json(raw),
-            card.limits.max_output_chars,
-        )
+    if card.raw is not None:
+        raw = card.raw
         summary = el("summary", "input", _SUMMARY)
-        body = pre(esc(text)) + (_notice(notice, ERR) if notice else "")
+        body = pre(esc(raw.text)) + (_notice(raw.notice, ERR) if raw.notice else "")
         out.append(el("details", summary + body, _SECTION, "dsh-ToolCard-input"))
-    for block in card.content or ():
-        out.append(_block(block, card.limits.max_output_chars, card.model.is_error))
+    for block in card.blocks:
+        out.append(_block(block, card.model.is_error))
     return out
 
 

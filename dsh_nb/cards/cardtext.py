@@ -10,14 +10,12 @@ console showing the card is never driven by escape sequences from a tool.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 from dsh_nb.cards.ansi import strip_ansi
 from dsh_nb.cards.escape import visible
 from dsh_nb.cards.hunks import diff_text
-from dsh_nb.cards.layout import CardLayout, cap, output_tail, pretty_json
-from dsh_nb.tools.jsonvalue import ABSENT
+from dsh_nb.cards.layout import CardLayout
 
 __all__ = ["card_markdown", "card_plain", "fence", "md_inline"]
 
@@ -39,30 +37,14 @@ def fence(body: str, info: str = "") -> str:
 
 
 def _output_tail(card: CardLayout) -> tuple[str, str | None]:
-    """Return the output without escapes, cut from the front to the limit."""
-    full = strip_ansi(card.output or "")
-    text, dropped = output_tail(full, card.limits.max_output_chars)
-    if not dropped:
+    """Return the bounded output without escapes, and the notice if cut."""
+    text = strip_ansi(card.output or "")
+    if not card.output_dropped:
         return text, None
     return text, (
-        f"output truncated: the first {dropped:,} of {len(full):,} "
-        "characters are not shown"
+        f"output truncated: the first {card.output_dropped:,} of "
+        f"{card.output_total:,} characters are not shown"
     )
-
-
-def _block_text(block: Any) -> tuple[str, str]:
-    if isinstance(block, Mapping) and block.get("type") == "text":
-        text = block.get("text")
-        if isinstance(text, str):
-            return text, "text"
-    return pretty_json(block), "json"
-
-
-def _raw_input(card: CardLayout) -> tuple[str, str] | None:
-    if card.raw_input is ABSENT or card.kind != "generic":
-        return None
-    raw = card.raw_input
-    return (raw, "text") if isinstance(raw, str) else (pretty_json(raw), "json")
 
 
 def card_markdown(card: CardLayout) -> str:
@@ -79,7 +61,6 @@ def card_markdown(card: CardLayout) -> str:
         f"#### {card.icon} {md_inline(card.title)}",
         "*" + " · ".join(status) + "*",
     ]
-    limit = card.limits.max_output_chars
     if card.kind == "terminal":
         if card.description is not None:
             parts.append(md_inline(card.description))
@@ -93,23 +74,24 @@ def card_markdown(card: CardLayout) -> str:
     for loc in card.locations:
         where = loc.path if loc.line is None else f"{loc.path}:{loc.line}"
         parts.append(f"- {md_inline(where)}")
-    raw = _raw_input(card)
-    if raw is not None and not card.content:
-        text, notice = cap(raw[0], limit)
-        parts.append(fence(visible(text), raw[1]))
-    for block in card.content or ():
-        body, info = _block_text(block)
-        text, notice = cap(body, limit)
-        parts.append(fence(visible(text), info))
-        if notice:
-            parts.append(f"*{md_inline(notice)}*")
+    if card.raw is not None and not card.blocks:
+        parts.append(fence(visible(card.raw.text), card.raw.info))
+        if card.raw.notice:
+            parts.append(f"*{md_inline(card.raw.notice)}*")
+    for block in card.blocks:
+        if block.text or not block.notice:
+            parts.append(fence(visible(block.text), block.info))
+        if block.notice:
+            parts.append(f"*{md_inline(block.notice)}*")
     if card.kind == "diff":
         plans = card.plans()
         if plans:
             parts.append(fence(visible("\n".join(diff_text(p) for p in plans)), "diff"))
         else:
             parts.append("*no file changes*")
-    return "\n\n".join(parts) + "\n"
+    # MathJax would typeset "$HOME $PATH" in tool text; the class opts out.
+    body = "\n\n".join(parts)
+    return f'<div class="mathjax_ignore tex2jax_ignore">\n\n{body}\n\n</div>\n'
 
 
 def card_plain(card: CardLayout) -> str:
@@ -121,7 +103,6 @@ def card_plain(card: CardLayout) -> str:
     if card.exit is not None:
         head += f" ({card.exit[0]})"
     head = visible(head).replace("\n", " ")
-    limit = card.limits.max_output_chars
     body = ""
     if card.kind == "terminal" and card.output is not None:
         text, notice = _output_tail(card)
@@ -134,14 +115,12 @@ def card_plain(card: CardLayout) -> str:
             shown.insert(0, notice)
         body = "\n".join(shown)
     elif card.kind == "diff":
-        body = "\n".join(diff_text(p) for p in card.plans())
-    elif card.content:
-        body = "\n".join(cap(_block_text(b)[0], limit)[0] for b in card.content)
-    elif card.raw_input is not ABSENT and card.kind == "generic":
-        raw = card.raw_input
-        body = cap(
-            raw if isinstance(raw, str) else pretty_json(raw, compact=True), limit
-        )[0]
+        keep = card.limits.max_output_lines
+        body = "\n".join(diff_text(p, keep) for p in card.plans())
+    elif card.blocks:
+        body = "\n".join(b.text or (b.notice or "") for b in card.blocks)
+    elif card.raw is not None:
+        body = card.raw.text
     body = visible(body)
     if not body:
         return head

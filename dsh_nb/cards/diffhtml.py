@@ -1,10 +1,11 @@
-"""Draw a planned file diff as HTML: a unified-diff table per hunk.
+"""Draw a planned file diff as HTML: one unified-diff table per file.
 
-Each hunk is a table of three cells, old numbers, new numbers and the code,
-each holding one ``<pre>`` with a line per row. Unchanged rows are bare text,
-so a row costs a few bytes and a 2,000-row diff stays small; the columns
-align because no line wraps. Where styles are stripped (GitHub), the
-``<pre>`` columns still read as a diff.
+The table has three cells, old numbers, new numbers and the code, each one
+``<pre>`` with a line per row; hunk headers, unchanged-region counts and cut
+markers are lines of the code cell with blank numbers beside them. Unchanged
+rows are bare text, so a row costs a few bytes and a card with hundreds of
+hunks stays small; the columns align because no line wraps. Where styles
+are stripped (GitHub), the ``<pre>`` columns still read as a diff.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from dsh_nb.cards.escape import esc
-from dsh_nb.cards.hunks import NO_EOL, FilePlan, Gap, Hunk, Row, gap_rows
+from dsh_nb.cards.hunks import FilePlan, Gap, Skip, gap_text, skip_text
 from dsh_nb.cards.markup import (
     ADD_BG,
     BG_ALT,
@@ -47,67 +48,62 @@ _LINE_STYLE: Final = {
     "-": f"{_LINE}background:{DEL_BG}",
     "+": f"{_LINE}background:{ADD_BG}",
     "\\": f"{_LINE}color:{FG_MUTED}",
+    "@": f"{_LINE}background:{HUNK_BG};color:{FG_MUTED}",
+    "~": f"{_LINE}color:{FG_MUTED};font-style:italic",
 }
-_MARK_STYLE: Final = _LINE_STYLE["\\"]
 _CR: Final = f'<span style="color:{FG_MUTED}">^M</span>'
-_HUNK_TD: Final = (
-    f"padding:2px 6px;text-align:left;background:{HUNK_BG};color:{FG_MUTED};"
-    f"font-family:{CODE_FONT};font-size:{CODE_SIZE};white-space:pre;border:none"
-)
-_SUMMARY: Final = (
-    f"cursor:pointer;padding:1px 6px;color:{FG_MUTED};background:{BG_ALT};"
-    f"font-family:{CODE_FONT};font-size:{CODE_SIZE}"
-)
 
 
-def _table(olds: str, news: str, code: str, width: int, header: str) -> str:
-    num = f'<td style="{_NUM_TD}"><pre style="{_NUM_PRE};min-width:{width}ch">\n'
-    head = ""
-    if header:
-        head = f'<tr><td colspan="3" style="{_HUNK_TD}">{esc(header)}</td></tr>'
-    return (
-        f'<table style="{_TABLE}"><tbody>{head}<tr>'
-        f"{num}{olds}</pre></td>{num}{news}</pre></td>"
-        f'<td style="{_CODE_TD}"><pre style="{_CODE_PRE}">\n{code}</pre></td>'
-        "</tr></tbody></table>"
-    )
+def _span(kind: str, body: str) -> str:
+    return f'<span style="{_LINE_STYLE[kind]}">{body}</span>'
 
 
-def _rows_table(rows: list[Row], width: int, show_cr: bool, header: str) -> str:
+def _table(plan: FilePlan, show_cr: bool) -> str:
     olds: list[str] = []
     news: list[str] = []
     code: list[str] = []
-    # One escape for the whole table: row texts hold no newline.
-    texts = esc("\n".join(row[3] for row in rows)).split("\n")
-    for (kind, old, new, _, cr), text in zip(rows, texts, strict=True):
-        olds.append(str(old) if old else "")
-        news.append(str(new) if new else "")
-        body = text + _CR if cr and show_cr else text
-        if kind == " ":
-            # A block line ends its own line; bare text needs a newline.
-            code.append(f" {body}\n")
-        elif kind == "\\":
-            code.append(f'<span style="{_LINE_STYLE[kind]}">{body}</span>')
-        else:
-            code.append(f'<span style="{_LINE_STYLE[kind]}">{kind}{body}</span>')
-    return _table("\n".join(olds), "\n".join(news), "".join(code), width, header)
 
+    def note(kind: str, text: str) -> None:
+        olds.append("")
+        news.append("")
+        code.append(_span(kind, esc(text)))
 
-def _gap_table(plan: FilePlan, gap: Gap, show_cr: bool) -> str:
-    """Draw an unchanged region with whole-string operations, not per row."""
-    start, stop = gap.old_start, gap.old_start + gap.count
-    text = "\n".join(plan.old_lines[start:stop]).removesuffix("\x00")
-    if "\r" in text and show_cr:
-        return _rows_table(gap_rows(plan, gap), plan.width, show_cr, "")
-    shift = gap.new_start - gap.old_start
-    olds = "\n".join(map(str, range(start + 1, stop + 1)))
-    news = "\n".join(map(str, range(start + 1 + shift, stop + 1 + shift)))
-    code = " " + esc(text.removesuffix("\r")).replace("\n", "\n ") + "\n"
-    if gap.ends_file(plan):
-        olds += "\n"
-        news += "\n"
-        code += f'<span style="{_MARK_STYLE}">{esc(NO_EOL)}</span>'
-    return _table(olds, news, code, plan.width, "")
+    gap = ""
+    for block in plan.blocks:
+        if isinstance(block, Gap):
+            gap = gap_text(block.count)
+            continue
+        # An unchanged region before a hunk is counted on its header line.
+        note("@", f"{block.header}  {gap}" if gap else block.header)
+        gap = ""
+        rows = [r for r in block.rows if not isinstance(r, Skip)]
+        # One escape per hunk: row texts hold no newline.
+        texts = iter(esc("\n".join(r[3] for r in rows)).split("\n"))
+        for row in block.rows:
+            if isinstance(row, Skip):
+                note("~", skip_text(row))
+                continue
+            kind, old, new, _, cr = row
+            text = next(texts)
+            olds.append(str(old) if old else "")
+            news.append(str(new) if new else "")
+            body = text + _CR if cr and show_cr else text
+            if kind == " ":
+                # A block line ends its own line; bare text needs a newline.
+                code.append(f" {body}\n")
+            elif kind == "\\":
+                code.append(_span(kind, body))
+            else:
+                code.append(_span(kind, kind + body))
+    if gap:
+        note("~", gap)
+    num = f'<td style="{_NUM_TD}"><pre style="{_NUM_PRE};min-width:{plan.width}ch">\n'
+    return (
+        f'<table style="{_TABLE}"><tbody><tr>'
+        f"{num}{chr(10).join(olds)}</pre></td>{num}{chr(10).join(news)}</pre></td>"
+        f'<td style="{_CODE_TD}"><pre style="{_CODE_PRE}">\n{"".join(code)}</pre>'
+        "</td></tr></tbody></table>"
+    )
 
 
 def _notice(text: str, colour: str = FG_MUTED) -> str:
@@ -139,26 +135,13 @@ def _header(plan: FilePlan) -> str:
     )
 
 
-def _gap(plan: FilePlan, block: Gap, show_cr: bool) -> str:
-    label = f"\u22ef {block.count:,} unchanged line{'s' * (block.count != 1)}"
-    if not block.included:
-        return el("div", esc(label + " (not included)"), _SUMMARY, "dsh-ToolCard-gap")
-    summary = el("summary", esc(label), _SUMMARY)
-    table = _gap_table(plan, block, show_cr)
-    return el("details", summary + table, "", "dsh-ToolCard-gap")
-
-
 def diff_html(plan: FilePlan) -> str:
     """Draw one planned file as a bordered unified-diff block."""
     parts = [_header(plan)]
     if plan.skipped:
         parts.append(_notice(plan.skipped))
-    show_cr = not plan.crlf
-    for block in plan.blocks:
-        if isinstance(block, Hunk):
-            parts.append(_rows_table(block.rows, plan.width, show_cr, block.header))
-        else:
-            parts.append(_gap(plan, block, show_cr))
+    if plan.blocks:
+        parts.append(_table(plan, not plan.crlf))
     if plan.truncated:
         parts.append(_notice(plan.truncated, ERR))
     return el(

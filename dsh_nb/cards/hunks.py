@@ -1,26 +1,29 @@
-"""Unified diffs of ``FileDiff`` values, planned once, drawn as HTML or text.
+"""Unified-diff hunks of ``FileDiff`` values, planned once for every part.
 
 The plan uses :class:`difflib.SequenceMatcher` opcodes grouped with three
 lines of context (``get_grouped_opcodes(3)``), computed by its subclass
-:class:`AnchoredMatcher` so scattered edits in a big file stay fast, and
-never ``difflib.HtmlDiff``, whose intraline pass is quadratic (10 s for a
-1,000-line rewrite). Lines are compared with their
-endings, so a CRLF-to-LF change shows; a file whose two sides are all CRLF
-shows its lines without the CR and says so once.
+:class:`~dsh_nb.cards.linematch.AnchoredMatcher` so scattered edits in a
+big file stay fast, and never ``difflib.HtmlDiff``, whose intraline pass is
+quadratic. Lines are compared with their endings, so a CRLF-to-LF change
+shows; a file whose two sides are all CRLF shows its lines without the CR
+and says so once. "\\ No newline at end of file" appears only where the two
+sides differ in that respect; it is noise when both end the same way.
 
-A card has one row budget (``CardLimits.max_diff_lines``). Hunks spend it
-first, in file order; what is left pays for the unchanged regions between
-hunks, which render collapsed in ``<details>``. A region that no longer fits
-shows only its line count.
+A card has one row budget (``CardLimits.max_diff_lines``) shared by all its
+hunks. When the hunks need more, every hunk gets a fair share (the smallest
+hunks whole, the rest an equal part), and within a hunk a change shows the
+start of both its removed and its added lines, so a full rewrite still
+shows new text. Each cut is a :class:`Skip` that says how many rows it
+hides. The unchanged regions between hunks are counted, never drawn: the
+JSON part carries hunks only, and the HTML shows what the JSON does.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import islice
-from typing import Final
+from typing import Final, NamedTuple
 
 from dsh_nb.cards.linematch import AnchoredMatcher
 from dsh_nb.cards.model import CardLimits
@@ -32,10 +35,12 @@ __all__ = [
     "Gap",
     "Hunk",
     "Row",
+    "Skip",
     "diff_text",
-    "gap_rows",
+    "gap_text",
     "looks_binary",
     "plan_diffs",
+    "skip_text",
 ]
 
 # kind (" ", "-", "+", "\\"), old line number, new line number (0 = none),
@@ -43,31 +48,54 @@ __all__ = [
 Row = tuple[str, int, int, str, bool]
 _Opcode = tuple[str, int, int, int, int]
 
+
+class Skip(NamedTuple):
+    """Rows a truncated hunk does not show: how many, and the lines they span."""
+
+    rows: int
+    old: int
+    new: int
+
+
 _CONTEXT: Final = 3
+_MIN_SHARE: Final = 2
 NO_EOL: Final = "\\ No newline at end of file"
 _UNENDED: Final = "\x00"
 _ODD: Final = re.compile("[\x01-\x07\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+_MARK: Final[Row] = ("\\", 0, 0, NO_EOL, False)
 
 
 @dataclass(slots=True, kw_only=True)
 class Hunk:
-    header: str
-    rows: list[Row]
+    """One hunk: its ranges (0-based starts), rows shown and rows in all."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    total: int
+    rows: list[Row | Skip] = field(default_factory=list)
+
+    @property
+    def header(self) -> str:
+        """The unified-diff header, ``@@ -7,7 +7,7 @@``."""
+        old = _range(self.old_start, self.old_count)
+        new = _range(self.new_start, self.new_count)
+        return f"@@ -{old} +{new} @@"
+
+    @property
+    def shown(self) -> int:
+        """How many rows are drawn (skips excluded)."""
+        return sum(1 for row in self.rows if not isinstance(row, Skip))
 
 
 @dataclass(slots=True, kw_only=True)
 class Gap:
-    """An unchanged region; ``included`` when the budget covers its rows."""
+    """An unchanged region between hunks, shown as its line count."""
 
     count: int
     old_start: int
     new_start: int
-    included: bool = False
-
-    def ends_file(self, plan: FilePlan) -> bool:
-        """Whether the region holds the file's last line, lacking a newline."""
-        a = plan.old_lines
-        return self.old_start + self.count == len(a) and a[-1].endswith(_UNENDED)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -82,8 +110,13 @@ class FilePlan:
     removed: int = 0
     crlf: bool = False
     width: int = 1
+    total: int = 0
+    shown: int = 0
     blocks: list[Hunk | Gap] = field(default_factory=list)
-    old_lines: list[str] = field(default_factory=list)
+
+    def hunks(self) -> list[Hunk]:
+        """The plan's hunks, in file order."""
+        return [b for b in self.blocks if isinstance(b, Hunk)]
 
 
 def looks_binary(text: str) -> bool:
@@ -123,68 +156,174 @@ def _row(kind: str, old: int, new: int, line: str) -> Row:
     return (kind, old, new, line, False)
 
 
-_MARK: Final[Row] = ("\\", 0, 0, NO_EOL, False)
-
-
-def _range(start: int, stop: int) -> str:
-    length = stop - start
+def _range(start: int, length: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start + 1 if length else start},{length}"
 
 
-def _hunk_rows(group: Sequence[_Opcode], a: list[str], b: list[str]) -> Iterator[Row]:
-    a_end = len(a) if a and a[-1].endswith(_UNENDED) else -1
-    b_end = len(b) if b and b[-1].endswith(_UNENDED) else -1
+class _Side(NamedTuple):
+    lines: list[str]
+    end: int  # index one past a last line lacking its newline, to mark; or -1
+
+
+def _sides(a: list[str], b: list[str]) -> tuple[_Side, _Side]:
+    """Mark a missing final newline only where the two sides differ on it."""
+    a_open = bool(a) and a[-1].endswith(_UNENDED)
+    b_open = bool(b) and b[-1].endswith(_UNENDED)
+    mark = a_open != b_open and bool(a) and bool(b)
+    return (
+        _Side(a, len(a) if mark and a_open else -1),
+        _Side(b, len(b) if mark and b_open else -1),
+    )
+
+
+def _pieces(
+    group: Sequence[_Opcode], a: _Side, b: _Side
+) -> list[tuple[str, list[Row]]]:
+    """Split a hunk into runs: ``("=", rows)``, ``("-", rows)``, ``("+", rows)``."""
+    out: list[tuple[str, list[Row]]] = []
     for tag, i1, i2, j1, j2 in group:
         if tag == "equal":
-            for k in range(i2 - i1):
-                yield _row(" ", i1 + k + 1, j1 + k + 1, a[i1 + k])
-            if i2 == a_end:
-                yield _MARK
+            rows = [
+                _row(" ", i1 + k + 1, j1 + k + 1, a.lines[i1 + k])
+                for k in range(i2 - i1)
+            ]
+            if i2 == a.end:
+                rows.append(_MARK)
+            out.append(("=", rows))
             continue
-        for i in range(i1, i2):
-            yield _row("-", i + 1, 0, a[i])
-        if i2 == a_end and i2 > i1:
-            yield _MARK
-        for j in range(j1, j2):
-            yield _row("+", 0, j + 1, b[j])
-        if j2 == b_end and j2 > j1:
-            yield _MARK
+        if i2 > i1:
+            rows = [_row("-", i + 1, 0, a.lines[i]) for i in range(i1, i2)]
+            if i2 == a.end:
+                rows.append(_MARK)
+            out.append(("-", rows))
+        if j2 > j1:
+            rows = [_row("+", 0, j + 1, b.lines[j]) for j in range(j1, j2)]
+            if j2 == b.end:
+                rows.append(_MARK)
+            out.append(("+", rows))
+    return out
 
 
-def _count_rows(group: Sequence[_Opcode], a: list[str], b: list[str]) -> int:
-    a_end = len(a) if a and a[-1].endswith(_UNENDED) else -1
-    b_end = len(b) if b and b[-1].endswith(_UNENDED) else -1
+def _count(group: Sequence[_Opcode], a: _Side, b: _Side) -> int:
     total = 0
     for tag, i1, i2, j1, j2 in group:
         total += (i2 - i1) + (0 if tag == "equal" else j2 - j1)
-        total += i2 == a_end and (tag == "equal" or i2 > i1)
-        total += tag != "equal" and j2 == b_end and j2 > j1
+        total += i2 == a.end and (tag == "equal" or i2 > i1)
+        total += tag != "equal" and j2 == b.end and j2 > j1
     return total
 
 
-def _all_crlf(lines: list[str]) -> bool:
-    ended = lines[:-1] if lines and lines[-1].endswith(_UNENDED) else lines
-    return all(line.endswith("\r") for line in ended)
+def _skip(rows: Sequence[Row]) -> Skip:
+    return Skip(
+        rows=len(rows),
+        old=sum(1 for r in rows if r[0] in " -" and r[1]),
+        new=sum(1 for r in rows if r[0] in " +" and r[2]),
+    )
 
 
-def _plan_text(
-    plan: FilePlan, old: str | None, new: str, budget: int, limit: int
-) -> int:
-    a = _split(old) if old is not None else []
-    b = _split(new)
+def _cut(pieces: list[tuple[str, list[Row]]], budget: int) -> list[Row | Skip]:
+    """Keep at most ``budget`` rows of a hunk, changes before context.
+
+    Context shrinks first (to the lines nearest the change); a removal
+    followed by an addition (a change) shares what is left, so the reader
+    sees the start of both. Every cut leaves a :class:`Skip`.
+    """
+    context = min(_CONTEXT, max(1, budget // 6))
+    out: list[Row | Skip] = []
+    for k, (kind, rows) in enumerate(pieces):
+        if kind == "+" and k and pieces[k - 1][0] == "-":
+            continue  # drawn with its removal
+        if budget <= 0:
+            rest = [r for _, more in pieces[k:] for r in more]
+            out.append(_skip(rest))
+            break
+        if kind == "=":
+            keep = min(len(rows), context, budget)
+            if k == 0 and keep < len(rows):  # leading: keep the nearest lines
+                out.append(_skip(rows[: len(rows) - keep]))
+                out.extend(rows[len(rows) - keep :])
+            else:
+                out.extend(rows[:keep])
+                if keep < len(rows):
+                    out.append(_skip(rows[keep:]))
+            budget -= keep
+            continue
+        added = pieces[k + 1][1] if kind == "-" and k + 1 < len(pieces) else []
+        if added and pieces[k + 1][0] != "+":
+            added = []
+        keep_old = min(len(rows), max(budget - len(added), (budget + 1) // 2))
+        keep_new = min(len(added), budget - keep_old)
+        for part, keep in ((rows, keep_old), (added, keep_new)):
+            if not part:
+                continue
+            out.extend(part[:keep])
+            if keep < len(part):
+                out.append(_skip(part[keep:]))
+        budget -= keep_old + keep_new
+    return out
+
+
+def _shares(totals: list[int], budget: int) -> list[int]:
+    """Share ``budget`` rows fairly: small hunks whole, the rest equal parts."""
+    if sum(totals) <= budget:
+        return list(totals)
+    order = sorted(range(len(totals)), key=totals.__getitem__)
+    shares = [0] * len(totals)
+    left, count = budget, len(totals)
+    for pos, index in enumerate(order):
+        fair = left // (count - pos)
+        if fair < _MIN_SHARE:
+            break
+        give = min(totals[index], fair)
+        shares[index] = give
+        left -= give
+    else:
+        # The floor division left a few rows: give them in file order.
+        for index in range(len(totals)):
+            extra = min(left, totals[index] - shares[index])
+            shares[index] += extra
+            left -= extra
+        return shares
+    # More hunks than the budget can start: the first ones get a minimum.
+    shares = [0] * len(totals)
+    left = budget
+    for index, total in enumerate(totals):
+        give = min(total, _MIN_SHARE, left)
+        shares[index] = give
+        left -= give
+    for index, total in enumerate(totals):
+        if shares[index]:
+            extra = min(left, total - shares[index])
+            shares[index] += extra
+            left -= extra
+    return shares
+
+
+@dataclass(slots=True)
+class _Work:
+    plan: FilePlan
+    a: _Side
+    b: _Side
+    groups: list[list[_Opcode]]
+    totals: list[int]
+
+
+def _prepare(plan: FilePlan, old: str | None, new: str) -> _Work | None:
+    a_lines = _split(old) if old is not None else []
+    b_lines = _split(new)
+    a, b = _sides(a_lines, b_lines)
     plan.new_file = old is None
-    plan.old_lines = a
     has_crlf = "\r\n" in new or (old is not None and "\r\n" in old)
-    plan.crlf = has_crlf and _all_crlf(a) and _all_crlf(b)
-    plan.width = len(str(max(len(a), len(b), 1)))
+    plan.crlf = has_crlf and _all_crlf(a_lines) and _all_crlf(b_lines)
+    plan.width = len(str(max(len(a_lines), len(b_lines), 1)))
     groups: list[list[_Opcode]]
     if old is None:
-        groups = [[("insert", 0, 0, 0, len(b))]] if b else []
-        plan.added = len(b)
+        groups = [[("insert", 0, 0, 0, len(b_lines))]] if b_lines else []
+        plan.added = len(b_lines)
     else:
-        matcher = AnchoredMatcher(a, b)
+        matcher = AnchoredMatcher(a_lines, b_lines)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
                 plan.removed += i2 - i1
@@ -192,54 +331,62 @@ def _plan_text(
         groups = list(matcher.get_grouped_opcodes(_CONTEXT))
     if not groups:
         plan.skipped = "empty file" if old is None else "no changes"
-        return budget
-    total = sum(_count_rows(g, a, b) for g in groups)
-    shown = 0
+        return None
+    totals = [_count(g, a, b) for g in groups]
+    plan.total = sum(totals)
+    return _Work(plan, a, b, groups, totals)
+
+
+def _all_crlf(lines: list[str]) -> bool:
+    ended = lines[:-1] if lines and lines[-1].endswith(_UNENDED) else lines
+    return all(line.endswith("\r") for line in ended)
+
+
+def _build(work: _Work, shares: list[int], limit: int) -> None:
+    plan, a = work.plan, work.a
     prev_i = prev_j = 0
-    for group in groups:
-        if budget <= 0:
-            break
+    hidden_hunks = 0
+    for group, total, share in zip(work.groups, work.totals, shares, strict=True):
         first_i, first_j = group[0][1], group[0][3]
+        last_i, last_j = group[-1][2], group[-1][4]
+        if share <= 0:
+            hidden_hunks += 1
+            continue
         if first_i > prev_i:
             plan.blocks.append(
                 Gap(count=first_i - prev_i, old_start=prev_i, new_start=prev_j)
             )
-        header = (
-            f"@@ -{_range(first_i, group[-1][2])} +{_range(first_j, group[-1][4])} @@"
+        hunk = Hunk(
+            old_start=first_i,
+            old_count=last_i - first_i,
+            new_start=first_j,
+            new_count=last_j - first_j,
+            total=total,
         )
-        rows = list(islice(_hunk_rows(group, a, b), budget))
-        budget -= len(rows)
-        shown += len(rows)
-        plan.blocks.append(Hunk(header=header, rows=rows))
-        prev_i, prev_j = group[-1][2], group[-1][4]
-    if shown < total:
-        plan.truncated = (
-            f"diff truncated: {shown:,} of {total:,} rows shown "
-            f"(limit {limit:,} rows per card)"
-        )
-    elif prev_i < len(a):
+        pieces = _pieces(group, a, work.b)
+        if share >= total:
+            hunk.rows = [r for _, rows in pieces for r in rows]
+        else:
+            hunk.rows = _cut(pieces, share)
+        plan.shown += hunk.shown
+        plan.blocks.append(hunk)
+        prev_i, prev_j = last_i, last_j
+    if hidden_hunks == 0 and prev_i < len(a.lines):
         plan.blocks.append(
-            Gap(count=len(a) - prev_i, old_start=prev_i, new_start=prev_j)
+            Gap(count=len(a.lines) - prev_i, old_start=prev_i, new_start=prev_j)
         )
-    return budget
-
-
-def gap_rows(plan: FilePlan, gap: Gap) -> list[Row]:
-    """Return an unchanged region's rows (the HTML draws them faster)."""
-    a = plan.old_lines
-    rows = [
-        _row(" ", gap.old_start + k + 1, gap.new_start + k + 1, a[gap.old_start + k])
-        for k in range(gap.count)
-    ]
-    if gap.ends_file(plan):
-        rows.append(_MARK)
-    return rows
+    if plan.shown < plan.total:
+        more = f"; {hidden_hunks:,} later hunks not shown" if hidden_hunks else ""
+        plan.truncated = (
+            f"diff truncated: {plan.shown:,} of {plan.total:,} rows shown "
+            f"(limit {limit:,} rows per card){more}"
+        )
 
 
 def plan_diffs(diffs: Sequence[FileDiff], limits: CardLimits) -> list[FilePlan]:
-    """Plan every file's hunks and collapsed regions within the card budget."""
-    budget = limits.max_diff_lines
+    """Plan every file's hunks within the card's one row budget."""
     plans = []
+    work: list[_Work] = []
     for diff in diffs:
         plan = FilePlan(path=diff.path)
         old, new = diff.old_text, diff.new_text
@@ -251,39 +398,57 @@ def plan_diffs(diffs: Sequence[FileDiff], limits: CardLimits) -> list[FilePlan]:
             )
         elif looks_binary(new) or (old is not None and looks_binary(old)):
             plan.skipped = f"binary content, {_byte_len(new):,} bytes, not shown"
-        elif budget <= 0:
-            plan.skipped = (
-                f"not shown: the card's limit of {limits.max_diff_lines:,} "
-                "diff rows was reached"
-            )
         else:
-            budget = _plan_text(plan, old, new, budget, limits.max_diff_lines)
+            prepared = _prepare(plan, old, new)
+            if prepared is not None:
+                work.append(prepared)
         plans.append(plan)
-    for plan in plans:
-        for block in plan.blocks:
-            if isinstance(block, Gap):
-                cost = block.count + block.ends_file(plan)
-                if cost <= budget:
-                    block.included = True
-                    budget -= cost
+    totals = [t for w in work for t in w.totals]
+    shares = _shares(totals, limits.max_diff_lines)
+    start = 0
+    for w in work:
+        _build(w, shares[start : start + len(w.totals)], limits.max_diff_lines)
+        start += len(w.totals)
     return plans
 
 
-def diff_text(plan: FilePlan) -> str:
-    """Return one planned file as unified-diff text (hunks only)."""
+def gap_text(count: int) -> str:
+    """Say how long an unchanged region is: ``⋯ 96 unchanged lines``."""
+    return f"\u22ef {count:,} unchanged line{'s' * (count != 1)}"
+
+
+def skip_text(skip: Skip) -> str:
+    """Say what a cut hides: ``⋯ 12 more rows``."""
+    return f"\u22ef {skip.rows:,} more row{'s' * (skip.rows != 1)}"
+
+
+def diff_text(plan: FilePlan, max_rows: int | None = None) -> str:
+    """Return one planned file as unified-diff text (hunks and cut markers).
+
+    ``max_rows`` stops after that many rows with a count of the rest.
+    """
     out = [
         "--- /dev/null" if plan.new_file else f"--- {plan.path}",
         f"+++ {plan.path}",
     ]
     if plan.skipped:
         out.append(plan.skipped)
-    for block in plan.blocks:
-        if isinstance(block, Hunk):
-            out.append(block.header)
-            out.extend(
-                text if kind == "\\" else kind + text
-                for kind, _, _, text, _ in block.rows
-            )
+    rows = 0
+    for hunk in plan.hunks():
+        if max_rows is not None and rows >= max_rows:
+            break
+        out.append(hunk.header)
+        for row in hunk.rows:
+            if max_rows is not None and rows >= max_rows:
+                break
+            if isinstance(row, Skip):
+                out.append(skip_text(row))
+                continue
+            kind, _, _, text, _ = row
+            out.append(text if kind == "\\" else kind + text)
+            rows += 1
+    if rows < plan.shown:
+        out.append(f"\u22ef {plan.shown - rows:,} more rows in the rich display")
     if plan.truncated:
         out.append(plan.truncated)
     return "\n".join(out)

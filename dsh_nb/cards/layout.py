@@ -7,7 +7,6 @@ Markdown and plain parts never disagree.
 
 from __future__ import annotations
 
-import json
 import ntpath
 import posixpath
 import re
@@ -15,9 +14,10 @@ import signal as _signal
 from collections.abc import Sequence
 from typing import Any, Final
 
+from dsh_nb.cards.bounds import Shown, bound_blocks, bound_value, cap, output_tail
 from dsh_nb.cards.hunks import FilePlan, plan_diffs
 from dsh_nb.cards.model import CardLimits, CardModel
-from dsh_nb.tools.jsonvalue import ABSENT, to_plain
+from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -33,10 +33,7 @@ from dsh_nb.tools.presenter import relativize_title
 __all__ = [
     "ICONS",
     "CardLayout",
-    "cap",
     "exit_label",
-    "output_tail",
-    "pretty_json",
     "signal_name",
 ]
 
@@ -78,44 +75,10 @@ def exit_label(exit_code: int | None, signal: str | None) -> tuple[str, bool] | 
     return f"exit {exit_code}", exit_code == 0
 
 
-def _opaque(value: object) -> str:
-    return f"<{type(value).__qualname__}>"
-
-
-def pretty_json(value: Any, *, compact: bool = False) -> str:
-    """Format JSON for reading; a non-JSON leaf shows as ``<TypeName>``."""
-    return json.dumps(
-        to_plain(value),
-        indent=None if compact else 2,
-        separators=(",", ":") if compact else None,
-        ensure_ascii=False,
-        default=_opaque,
-    )
-
-
-def cap(text: str, limit: int) -> tuple[str, str | None]:
-    """Cut ``text`` to ``limit`` characters; return it and a notice if cut."""
-    if len(text) <= limit:
-        return text, None
-    return text[:limit], (
-        f"truncated: {len(text) - limit:,} of {len(text):,} characters not shown"
-    )
-
-
-def output_tail(text: str, limit: int) -> tuple[str, int]:
-    """Keep at most ``limit`` final characters, from a line start if possible.
-
-    Returns the kept text and how many characters were dropped. Terminal
-    output is cut from the front: the end (errors, summaries) matters most.
-    """
-    if len(text) <= limit:
-        return text, 0
-    start = len(text) - limit
-    if text[start - 1] != "\n":
-        newline = text.find("\n", start)
-        if 0 <= newline < len(text) - 1:
-            start = newline + 1
-    return text[start:], start
+def _short(text: str, limit: int) -> str:
+    """Cut a one-line field (title, cwd) to the limit, saying how much."""
+    head, notice = cap(text, limit)
+    return head if notice is None else f"{head}\u2026 [{notice}]"
 
 
 def _is_abs(path: str) -> bool:
@@ -167,7 +130,7 @@ class CardLayout:
 
     __slots__ = (
         "_plans",
-        "content",
+        "blocks",
         "cwd",
         "description",
         "diffs",
@@ -178,7 +141,9 @@ class CardLayout:
         "locations",
         "model",
         "output",
-        "raw_input",
+        "output_dropped",
+        "output_total",
+        "raw",
         "title",
     )
 
@@ -188,19 +153,24 @@ class CardLayout:
         call, result = model.call, model.result
         view = result if result is not None else call
         self.kind: str = view.card if view is not None else "generic"
-        self.title = _title(model)
-        self.raw_input: Any = ABSENT
-        self.content: Sequence[Any] | None = None
+        limit = limits.max_output_chars
+        self.title = _short(_title(model), limit)
+        raw_input: Any = ABSENT
+        content: Sequence[Any] | None = None
         self.locations: Sequence[FileLocation] = ()
         if isinstance(call, GenericCallView):
-            self.raw_input = call.raw_input
+            raw_input = call.raw_input
             self.locations = call.locations or ()
             if result is None:
-                self.content = call.content
+                content = call.content
         elif isinstance(call, DiffCallView):
             self.locations = call.locations or ()
         if isinstance(result, GenericResultView):
-            self.content = result.content
+            content = result.content
+        self.blocks: list[Shown] = bound_blocks(content or (), limit)
+        self.raw: Shown | None = None
+        if raw_input is not ABSENT and self.kind == "generic":
+            self.raw = bound_value(raw_input, limit)
         kind_name = "other"
         if isinstance(call, GenericCallView) and call.kind is not None:
             kind_name = call.kind.value
@@ -208,12 +178,18 @@ class CardLayout:
             kind_name = "execute" if self.kind == "terminal" else "edit"
         self.icon = ICONS[kind_name]
         terminal = call if isinstance(call, TerminalCallView) else None
-        self.description = terminal.description if terminal else None
+        description = terminal.description if terminal else None
+        self.description = None if description is None else _short(description, limit)
         self.cwd = None
         if self.kind == "terminal":
-            self.cwd = _terminal_cwd(terminal.cwd if terminal else None, model.cwd)
+            cwd = _terminal_cwd(terminal.cwd if terminal else None, model.cwd)
+            self.cwd = None if cwd is None else _short(cwd, limit)
         done = result if isinstance(result, TerminalResultView) else None
-        self.output = done.output if done else None
+        self.output: str | None = None
+        self.output_dropped = self.output_total = 0
+        if done is not None and done.output is not None:
+            self.output, self.output_dropped = output_tail(done.output, limit)
+            self.output_total = len(done.output)
         self.exit = exit_label(done.exit_code, done.signal) if done else None
         self.diffs: Sequence[FileDiff] = ()
         if isinstance(result, DiffResultView):

@@ -23,7 +23,14 @@ from typing import Any
 
 from dsh_nb.models import policy_notes
 from dsh_nb.models.usage import Usage
-from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView, Completion
+from dsh_nb.models.view import (
+    UNRUN,
+    CallAnswer,
+    ChatReply,
+    ChatView,
+    Completion,
+    GuardedView,
+)
 from dsh_nb.models.wire import ParsedCall
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult, text_result
@@ -138,7 +145,7 @@ class Chat:
         self.registry = registry if registry is not None else ToolRegistry()
         self.agent = agent if agent is not None else Agent("chat", cwd=os.getcwd())
         self.stream = stream
-        self.view = view if view is not None else ChatView()
+        self.view: ChatView = view if view is not None else ChatView()
         self.messages: list[dict[str, Any]] = []
         self.step_usage: list[Usage] = []
         self._client = client
@@ -148,6 +155,7 @@ class Chat:
         self._adapter: Any = None
         self._system_prompt: str | None = None
         self._narrator = policy_notes.PolicyNarrator()
+        self._sending = False
 
     # --- what a caller reads --------------------------------------------------
 
@@ -205,6 +213,10 @@ class Chat:
                 )
         return self._adapter
 
+    def _guarded(self) -> ChatView:
+        view = self.view
+        return view if isinstance(view, GuardedView) else GuardedView(view)
+
     def _schemas(self) -> list[Any]:
         schemas = self.registry.schemas(self.agent)
         if self.tools is None:
@@ -223,9 +235,15 @@ class Chat:
             raise TypeError(f"send() takes the message text, not {type(text).__name__}")
         if not self.model:
             raise ValueError("Chat has no model; pass Chat(model=...)")
+        if self._sending:
+            raise RuntimeError(
+                "this Chat is already sending a message; await that send() "
+                "first (a conversation has one turn at a time)"
+            )
         adapter = self._get_adapter()
         session = self.agent.session
         opened = journal.enter_turn(session)
+        self._sending = True
         start = len(self.messages)
         adapter.new_question(self.messages)
         self.messages.append(adapter.user_message(text))
@@ -233,14 +251,15 @@ class Chat:
         try:
             reply = await self._loop(adapter, start, step_usage)
         finally:
+            self._sending = False
             journal.exit_turn(session, opened)
-        self.view.end(reply)
+        self._guarded().end(reply)
         return reply
 
     async def _loop(
         self, adapter: Any, start: int, step_usage: list[Usage]
     ) -> ChatReply:
-        view = self.view
+        view = self._guarded()
         tools = adapter.tools(self._schemas())
         system = self.system_prompt
         completion: Completion | None = None
@@ -324,9 +343,10 @@ class Chat:
         step_usage: list[Usage],
     ) -> ChatReply:
         text = describe_error(exc)
-        self.view.abandon_calls(text)
+        view = self._guarded()
+        view.abandon_calls(text)
         self._rewind(start, before)
-        self.view.notice(text, kind="error")
+        view.notice(text, kind="error")
         return self._reply(None, "error", step, step_usage, text)
 
     async def _run_calls(
@@ -334,10 +354,11 @@ class Chat:
     ) -> list[CallAnswer | None]:
         calls = completion.calls
         results: list[CallAnswer | None] = [None] * len(calls)
+        view = self._guarded()
 
         async def one(index: int) -> None:
             call = calls[index]
-            results[index] = await self.view.run_call(call, self._executor(call))
+            results[index] = await view.run_call(call, self._executor(call))
 
         try:
             if len(calls) == 1:

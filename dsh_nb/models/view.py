@@ -8,16 +8,20 @@ the registry; the notebook's view draws live cards instead.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.wire import ParsedCall
-from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.outcome import ToolOutcome
 
-__all__ = ["UNRUN", "CallAnswer", "ChatReply", "ChatView", "Completion"]
+__all__ = ["UNRUN", "CallAnswer", "ChatReply", "ChatView", "Completion", "GuardedView"]
+
+_log = logging.getLogger("dsh_nb.models")
 
 #: The outcome of a call that never reached the pipeline (bad arguments).
 UNRUN: Final = ToolOutcome(status="error", stage="arguments")
@@ -72,8 +76,9 @@ class ChatReply:
 class ChatView:
     """Receives a chat's progress; the base shows nothing.
 
-    Every method is called on the event loop, in order; a view must not
-    raise (the loop contains what it does, but its output is then lost).
+    Every method is called on the event loop, in order. A view that raises
+    is contained (see :class:`GuardedView`): its output is lost, the
+    conversation is not.
     """
 
     def begin_step(self, step: int) -> None:
@@ -107,3 +112,59 @@ class ChatView:
 
     def end(self, reply: ChatReply) -> None:
         """``send`` is over."""
+
+
+class GuardedView(ChatView):
+    """A view whose failures are logged, never raised into the loop.
+
+    A display that breaks must not leave the conversation half-written:
+    each method's exception is logged and dropped; a failing ``run_call``
+    becomes that call's error result.
+    """
+
+    def __init__(self, inner: ChatView) -> None:
+        self.inner = inner
+
+    def _safe(self, name: str, *args: Any, **kwargs: Any) -> None:
+        try:
+            getattr(self.inner, name)(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - a view never breaks the loop
+            _log.warning("chat view %s failed: %s", name, error_message(exc))
+
+    def begin_step(self, step: int) -> None:
+        self._safe("begin_step", step)
+
+    def text(self, delta: str) -> None:
+        self._safe("text", delta)
+
+    def reasoning(self, delta: str) -> None:
+        self._safe("reasoning", delta)
+
+    def call_ready(self, call: ParsedCall) -> None:
+        self._safe("call_ready", call)
+
+    def abandon_calls(self, reason: str) -> None:
+        self._safe("abandon_calls", reason)
+
+    async def run_call(
+        self,
+        call: ParsedCall,
+        execute: Callable[[], Awaitable[CallAnswer]],
+    ) -> CallAnswer:
+        try:
+            return await self.inner.run_call(call, execute)
+        except Exception as exc:  # noqa: BLE001 - becomes the call's result
+            text = f"Error: the call could not be shown or run: {error_message(exc)}"
+            return CallAnswer(
+                result=text_result(call.call_id, text, is_error=True),
+                outcome=ToolOutcome(status="error", stage="execute"),
+            )
+
+    def notice(self, text: str, *, kind: str) -> None:
+        self._safe("notice", text, kind=kind)
+
+    def end_step(self, step: int, usage: Usage) -> None:
+        self._safe("end_step", step, usage)
+
+    def end(self, reply: ChatReply) -> None:
+        self._safe("end", reply)

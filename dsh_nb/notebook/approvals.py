@@ -31,23 +31,32 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from dsh_nb.cards.arguments import arguments_html
 from dsh_nb.notebook.frontend import (
     RequestOrigin,
     editor_without_widget_sign,
     is_interactive,
     request_origin,
 )
-from dsh_nb.notebook.prompt import ALLOW_LABEL, REJECT_LABEL, ApprovalPrompt
+from dsh_nb.notebook.prompt import (
+    ALLOW_LABEL,
+    REJECT_LABEL,
+    SESSION_LABEL,
+    ApprovalPrompt,
+)
 from dsh_nb.tools.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
+from dsh_nb.tools.jsonvalue import to_plain
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
     from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.session import Agent
 
 __all__ = [
     "ALLOW_LABEL",
     "REJECT_LABEL",
+    "SESSION_LABEL",
     "ApprovalConfig",
     "ApprovalHost",
     "ApprovalPrompt",
@@ -95,6 +104,9 @@ class ApprovalHost(Protocol):
     def live_calls(self) -> Mapping[str, LiveCallView]: ...
     @property
     def pending_approvals(self) -> MutableMapping[str, ApprovalPrompt]: ...
+    def allow_for_session(
+        self, tool_name: str, agent: Agent, call_id: str | None
+    ) -> None: ...
 
 
 class _Pending:
@@ -315,6 +327,7 @@ class _Answerer:
             reason=request.reason,
             call_id=request.call_id,
             origin=origin,
+            details=self._details(request),
         )
         key = request.call_id or f"approval-{uuid.uuid4().hex}"
         previous = prompts.get(key)
@@ -324,7 +337,12 @@ class _Answerer:
         unguard = pending.guard(prompt.cancel)
         hide = self._show(request, prompt)
         try:
-            return await prompt.wait()
+            outcome = await prompt.wait()
+            if outcome == "allowed-once" and prompt.for_session:
+                self.state.allow_for_session(
+                    request.tool_name, request.agent, request.call_id
+                )
+            return outcome
         finally:
             unguard()
             if not prompt.done:
@@ -336,6 +354,16 @@ class _Answerer:
             except Exception:  # noqa: BLE001 - the outcome stands even if the card fails
                 _log.warning("could not replace the approval prompt", exc_info=True)
             prompt.close()
+
+    def _details(self, request: ApprovalRequest) -> str:
+        """What the call will do: its card above, or its arguments here."""
+        live = self.state.live_calls.get(request.call_id or "")
+        tool = self.state.registry.get(request.tool_name, request.agent)
+        if tool is not None and tool.present_call is not None and live is not None:
+            return "<div><i>The card above shows what this call will do.</i></div>"
+        if live is None:
+            return ""
+        return arguments_html(to_plain(getattr(live, "arguments", None)))
 
     def _show(
         self, request: ApprovalRequest, prompt: ApprovalPrompt

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh_nb.notebook import interrupt
@@ -98,7 +98,7 @@ class LiveCall:
         self.agent = agent
         self._status = "pending"
         self._result: ToolExecutionResult | None = None
-        self._trace: tuple[TraceRecord, ...] = ()
+        self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
         with interrupt.watch(), interrupt.presenting():
@@ -267,8 +267,8 @@ class LiveCall:
         if outcome is not None:
             self._approval = outcome
         if self._prompt_handle is not None:
-            text = f"approval: {outcome}" if outcome else ""
-            _update(self._prompt_handle, {"text/plain": text}, raw=True)
+            # The card shows the outcome; a line under it would repeat it.
+            _update(self._prompt_handle, {"text/plain": ""}, raw=True)
         self._refresh()
 
     def approve(self) -> None:
@@ -310,7 +310,7 @@ class LiveCall:
     def _mark_running(self) -> None:
         self.set_status("running")
 
-    def _record_trace(self, records: tuple[TraceRecord, ...]) -> None:
+    def _record_trace(self, records: Sequence[TraceRecord]) -> None:
         self._trace = records
 
     async def _run(self) -> ToolExecutionResult:

@@ -345,7 +345,7 @@ class ToolMagics(Magics):
         if args.clear:
             names = ([args.policy] if args.policy else []) + args.names
             for name in names or list(table):
-                table.pop(name, None)
+                self.state.clear_policy(name, everything=not names)
             return self._policy_table()
         if args.policy is None:
             return self._policy_table()
@@ -370,7 +370,12 @@ class ToolMagics(Magics):
             close = difflib.get_close_matches(name, list(known), n=1)
             if note and close:
                 note += f"; did you mean {close[0]!r}?"
-            rows.append((name, entry.policy, entry.source, note))
+            source = entry.source
+            if entry.agent is not None:
+                source += f" (agent {entry.agent.name!r})"
+                if entry.shadows is not None:
+                    source += f"; otherwise {entry.shadows.policy}"
+            rows.append((name, entry.policy, source, note))
         return Table("tool policies", ("tool", "policy", "set by", "note"), rows)
 
     @magic_arguments()

@@ -1,8 +1,12 @@
-"""``ApprovalPrompt``: Allow once / Reject buttons over one future.
+"""``ApprovalPrompt``: Allow once / Allow for this session / Reject.
 
-A thin view made of stock ipywidgets. The first answer wins, whether it
-comes from a click in the browser, ``button.click()`` or ``approve()`` /
-``reject()`` in code; afterwards both buttons are disabled and unhooked. A
+A thin view made of stock ipywidgets, over one future. It shows what the
+call will do (``details``, escaped HTML built by the caller) above the
+buttons. *Allow for this session* answers ``allowed-once`` like *Allow
+once*, and marks the answer (``for_session``) so the caller can add the
+allow rule. The first answer wins, whether it comes from a click in the
+browser, ``button.click()`` or ``approve()`` / ``allow_for_session()`` /
+``reject()`` in code; afterwards every button is disabled and unhooked. A
 click can arrive on another thread (JupyterLab may deliver widget messages
 on a subshell), so every settle runs on the prompt's event loop through
 ``call_soon_threadsafe``. A callback that raises settles the prompt as
@@ -12,18 +16,25 @@ on a subshell), so every settle runs on the prompt's event loop through
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
+from dsh_nb.cards.escape import esc, visible
 from dsh_nb.notebook.frontend import RequestOrigin
 from dsh_nb.tools.approval import ApprovalOutcome
 
-__all__ = ["ALLOW_LABEL", "REJECT_LABEL", "AnswerCallback", "ApprovalPrompt"]
+__all__ = [
+    "ALLOW_LABEL",
+    "REJECT_LABEL",
+    "SESSION_LABEL",
+    "AnswerCallback",
+    "ApprovalPrompt",
+]
 
 ALLOW_LABEL: Final = "Allow once"
+SESSION_LABEL: Final = "Allow for this session"
 REJECT_LABEL: Final = "Reject"
 _SUMMARIES: Final = {
     "allowed-once": "allowed once",
@@ -31,6 +42,7 @@ _SUMMARIES: Final = {
     "cancelled": "cancelled",
     "unavailable": "unavailable",
 }
+_NO_TEX: Final = "mathjax_ignore tex2jax_ignore"
 _log = logging.getLogger(__name__)
 
 AnswerCallback = Callable[[ApprovalOutcome], object]
@@ -49,6 +61,9 @@ class ApprovalPrompt:
         The call this prompt answers for.
     origin
         The kernel request that asked (used to spot a re-run cell).
+    details
+        What the call will do, as HTML the caller has escaped; shown
+        between the question and the buttons.
     """
 
     def __init__(
@@ -58,8 +73,10 @@ class ApprovalPrompt:
         reason: str | None = None,
         call_id: str | None = None,
         origin: RequestOrigin | None = None,
+        details: str = "",
     ) -> None:
         self.tool_name = tool_name
+        self.for_session = False
         self.reason = reason
         self.call_id = call_id
         self.origin = origin
@@ -74,16 +91,28 @@ class ApprovalPrompt:
             self._bind(asyncio.get_running_loop())
         except RuntimeError:
             pass
-        asked = f"<b>Approve tool call?</b> <code>{html.escape(tool_name)}</code>"
+        # esc() shows bidi overrides and controls as [U+202E], as the card
+        # does: a tool name cannot reorder what the person approves.
+        asked = f"<b>Approve tool call?</b> <code>{esc(tool_name)}</code>"
         if reason:
-            asked += f": {html.escape(reason)}"
+            asked += f": {esc(reason)}"
         import ipywidgets as widgets  # on first prompt: keeps %load_ext fast
 
-        self.header = widgets.HTML(value=asked)
+        # The class keeps MathJax off tool text ("$x$" in a reason).
+        self.header = widgets.HTML(
+            value=f'<div class="{_NO_TEX}">{asked}{details}</div>'
+        )
+        tool_name = visible(tool_name)
         self.allow_button = widgets.Button(
             description=ALLOW_LABEL,
             button_style="success",
             tooltip=f"Run {tool_name} this once",
+        )
+        self.session_button = widgets.Button(
+            description=SESSION_LABEL,
+            button_style="info",
+            tooltip=f"Run {tool_name} now, and from now on in this session",
+            layout=widgets.Layout(width="auto"),
         )
         self.reject_button = widgets.Button(
             description=REJECT_LABEL,
@@ -91,9 +120,12 @@ class ApprovalPrompt:
             tooltip=f"Do not run {tool_name}",
         )
         self.message = widgets.HTML(value="")
-        self._row = widgets.HBox([self.allow_button, self.reject_button])
+        self._row = widgets.HBox(
+            [self.allow_button, self.session_button, self.reject_button]
+        )
         self.widget = widgets.VBox([self.header, self._row, self.message])
         self.allow_button.on_click(self._on_allow)
+        self.session_button.on_click(self._on_session)
         self.reject_button.on_click(self._on_reject)
 
     def __repr__(self) -> str:
@@ -119,6 +151,10 @@ class ApprovalPrompt:
     def approve(self) -> None:
         """Answer ``allowed-once`` from code, as the button would."""
         self._answer("allowed-once")
+
+    def allow_for_session(self) -> None:
+        """Answer *Allow for this session* from code, as the button would."""
+        self._post(self._decide, "allowed-once", True)
 
     def reject(self) -> None:
         """Answer ``rejected`` from code, as the button would."""
@@ -167,6 +203,7 @@ class ApprovalPrompt:
             self._row,
             self.header,
             self.allow_button,
+            self.session_button,
             self.reject_button,
             self.message,
         )
@@ -191,6 +228,9 @@ class ApprovalPrompt:
     def _on_allow(self, _button: object) -> None:
         self._answer("allowed-once")
 
+    def _on_session(self, _button: object) -> None:
+        self.allow_for_session()
+
     def _on_reject(self, _button: object) -> None:
         self._answer("rejected")
 
@@ -204,7 +244,7 @@ class ApprovalPrompt:
         elif not loop.is_closed():
             loop.call_soon_threadsafe(fn, *args)
 
-    def _decide(self, outcome: ApprovalOutcome) -> None:
+    def _decide(self, outcome: ApprovalOutcome, for_session: bool = False) -> None:
         if self.outcome is not None:
             return
         for fn in tuple(self._callbacks):
@@ -215,7 +255,8 @@ class ApprovalPrompt:
                 note = f"answer callback {fn!r} raised {type(exc).__name__}: {exc}"
                 self._settle("cancelled", note)
                 return
-        self._settle(outcome, "")
+        self.for_session = for_session
+        self._settle(outcome, "for this session" if for_session else "")
 
     def _settle(self, outcome: ApprovalOutcome, note: str) -> None:
         with self._lock:
@@ -226,10 +267,11 @@ class ApprovalPrompt:
             future = self._future
         for button, handler in (
             (self.allow_button, self._on_allow),
+            (self.session_button, self._on_session),
             (self.reject_button, self._on_reject),
         ):
             button.on_click(handler, remove=True)
             button.disabled = True
-        self.message.value = f"<i>{html.escape(self.summary())}</i>"
+        self.message.value = f'<i class="{_NO_TEX}">{esc(self.summary())}</i>'
         if future is not None and not future.done():
             future.set_result(outcome)

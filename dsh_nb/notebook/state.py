@@ -10,7 +10,7 @@ listener; the ``running`` status and the card's trace come from one
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -36,17 +36,33 @@ if TYPE_CHECKING:
     )
     from dsh_nb.tools.trace import TraceRecord
 
-__all__ = ["POLICIES", "KernelState", "PolicyEntry", "policy_decision"]
+__all__ = [
+    "POLICIES",
+    "SESSION_SOURCE",
+    "KernelState",
+    "PolicyEntry",
+    "policy_decision",
+]
 
 POLICIES: Final = ("allow", "ask", "deny")
 
 
+SESSION_SOURCE: Final = "Allow for this session"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PolicyEntry:
-    """One row of the policy table: what to do with a tool, and who said so."""
+    """One row of the policy table: what to do with a tool, and who said so.
+
+    A row with an ``agent`` applies to that agent's calls only (an *Allow for
+    this session* answer); other agents get the row it ``shadows``, which
+    comes back when it is cleared.
+    """
 
     policy: str
     source: str
+    agent: Agent | None = None
+    shadows: PolicyEntry | None = None
 
 
 class KernelState:
@@ -117,9 +133,49 @@ class KernelState:
     def apply_policy(self, execution: ToolExecution, next_: Any) -> Any:
         """The ``%tool_policy`` table as one pre-execute listener."""
         entry = self.policies.get(execution.name)
+        while entry is not None and entry.agent is not None:
+            if entry.agent is execution.agent:
+                break
+            entry = entry.shadows
         if entry is None:
             return next_()
         return policy_decision(entry.policy, execution.name)
+
+    def allow_for_session(
+        self, tool_name: str, agent: Agent, call_id: str | None
+    ) -> None:
+        """Allow ``tool_name`` for ``agent`` from now on; journal the rule.
+
+        What *Allow for this session* adds: a row in the policy table that
+        ``%tool_policy`` lists and ``%tool_policy --clear NAME`` removes.
+        """
+        previous = self.policies.get(tool_name)
+        self.policies[tool_name] = PolicyEntry(
+            policy="allow", source=SESSION_SOURCE, agent=agent, shadows=previous
+        )
+        event: dict[str, Any] = {
+            "toolName": tool_name,
+            "rule": "allow",
+            "scope": "session",
+            "agent": agent.name,
+        }
+        if call_id is not None:
+            event["callId"] = call_id
+        agent.session.append("approval/rule", event)
+
+    def clear_policy(self, tool_name: str, *, everything: bool = False) -> None:
+        """Remove ``tool_name``'s row; a session allow gives back what it hid.
+
+        With ``everything``, the hidden rows go too.
+        """
+        entry = self.policies.pop(tool_name, None)
+        if entry is not None and entry.shadows is not None and not everything:
+            self.policies[tool_name] = entry.shadows
+        if entry is not None and entry.agent is not None:
+            entry.agent.session.append(
+                "approval/rule",
+                {"toolName": tool_name, "rule": "cleared", "agent": entry.agent.name},
+            )
 
     async def _mark_running(
         self, execution: ToolExecution, next_: Any
@@ -134,7 +190,7 @@ class KernelState:
         self,
         execution: ToolExecution,
         result: ToolExecutionResult,
-        records: tuple[TraceRecord, ...],
+        records: Sequence[TraceRecord],
     ) -> None:
         live = self.live_calls.get(execution.call_id)
         if live is not None:

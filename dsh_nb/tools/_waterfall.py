@@ -127,53 +127,70 @@ class Vetting(Generic[T]):
 
     A generator-based awaitable rather than a coroutine, and its fields are
     public to the driver: the outermost level awaits ``awaitable`` and
-    calls :meth:`finish` itself, so the common chain costs one frame less.
-    With a decider cell (traces), ``inner`` returns what the listener's
-    ``next()`` handed it, to tell a pass-through from a decision.
+    calls ``check`` itself, so the common chain costs one frame less.
     """
 
-    __slots__ = ("awaitable", "check", "fn", "inner", "value", "who")
+    __slots__ = ("awaitable", "check", "fn")
 
     def __init__(
         self,
         awaitable: Awaitable[object],
-        fn: Callable[..., Any] | None,
-        check: Callable[[object, Callable[..., Any]], T],
-        who: list[Callable[..., Any] | None] | None = None,
-        inner: Callable[[], object] | None = None,
+        fn: Any,
+        check: Callable[[object, Any], T],
     ) -> None:
         self.awaitable = awaitable
-        self.fn = fn
+        self.fn: Any = fn  # the listener, or None for a noted base
+        self.check = check
+
+    def __await__(self) -> Generator[Any, None, T]:
+        value = yield from self.awaitable.__await__()
+        return self.check(value, self.fn)
+
+
+class _Noting:
+    """A check that also notes who decided: only built while tracing.
+
+    A listener decided when the value it settled to is not the very value
+    its ``next()`` settled to; ``inner`` returns that awaitable (or None
+    when the listener never called ``next()``).
+    """
+
+    __slots__ = ("check", "inner", "value", "who")
+
+    def __init__(
+        self,
+        check: Callable[[object, Any], Any],
+        who: list[Callable[..., Any] | None],
+        inner: Callable[[], object],
+    ) -> None:
         self.check = check
         self.who = who
         self.inner = inner
         self.value: Any = _UNSETTLED
 
-    def finish(self, value: object) -> T:
-        """Vet the settled value; with a decider cell, note who decided."""
-        checked = self.check(value, self.fn)  # type: ignore[arg-type]
-        who = self.who
-        if who is not None:
-            self.value = checked
-            inner = self.inner() if self.inner is not None else None
-            if self.fn is not None and _settled(inner) is not checked:
-                who[0] = self.fn
+    def __call__(self, value: object, fn: Callable[..., Any] | None) -> Any:
+        checked = self.check(value, fn)
+        self.value = checked
+        if fn is not None and _settled(self.inner()) is not checked:
+            self.who[0] = fn
         return checked
-
-    def __await__(self) -> Generator[Any, None, T]:
-        value = yield from self.awaitable.__await__()
-        return self.finish(value)
 
 
 def _settled(awaitable: object) -> object:
-    """What a Ready or Vetting settled to, or a marker when unknown."""
-    if isinstance(awaitable, (Ready, Vetting)):
+    """What a Ready or a noted Vetting settled to, or a marker when unknown."""
+    if isinstance(awaitable, Ready):
         return awaitable.value
+    if isinstance(awaitable, Vetting) and isinstance(awaitable.check, _Noting):
+        return awaitable.check.value
     return _UNSETTLED
 
 
 def _passthrough(value: object, fn: object) -> Any:
     return value
+
+
+def _nobody() -> None:
+    return None
 
 
 def run_waterfall(
@@ -208,7 +225,7 @@ def _innermost(
     made: Awaitable[T] = base()
     if who is not None and not isinstance(made, (Ready, Vetting)):
         # Remember what the base settled to, so a pass-through can tell.
-        return Vetting(made, None, _passthrough, who)
+        return Vetting(made, None, _Noting(_passthrough, who, _nobody))
     return made
 
 
@@ -244,7 +261,7 @@ def _step(
     if hasattr(out, "__await__"):
         if who is None:
             return Vetting(out, fn, check)
-        return Vetting(out, fn, check, who, lambda: given)
+        return Vetting(out, fn, _Noting(check, who, lambda: given))
     value = check(out, fn)
     if who is not None:
         who[0] = fn

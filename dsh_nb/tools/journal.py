@@ -14,9 +14,12 @@ whoever made it (a cell, a script, a model loop, an MCP server)::
 they were not lossless JSON. The approval seam adds its own
 ``approval/asked`` / ``approval/decided`` pair in between.
 
-Every event is built here, from values that are already deep-frozen
-lossless JSON, so nothing a tool returns reaches the log as anything else;
-this module is the one place to bound or clean what the journal keeps.
+Every event is built here (``_event``), from values that are already
+deep-frozen lossless JSON, so nothing a tool returns reaches the log as
+anything else; this module is the one place to bound or clean what the
+journal keeps. ``tool/call`` and ``tool/result`` are built when the log is
+first read (the values are frozen, so the event is the same): a call whose
+log nobody reads does not pay for the event objects.
 The turn helpers let callers outside a notebook open the turn the
 approval seam needs, shared by concurrent calls of one agent.
 """
@@ -73,14 +76,19 @@ def _event(type_: str, data: dict[str, Any]) -> FrozenDict:
 
 def record_call(session: SessionLog, execution: ToolExecution) -> None:
     """Write ``tool/call`` for a call whose arguments were just read."""
+    session._append_deferred(
+        CALL, _call_event, execution.call_id, execution.name, execution.arguments
+    )
+
+
+def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
     data: dict[str, Any] = {
-        "callId": _text(execution.call_id),
-        "name": _text(execution.name),
+        "callId": call_id if type(call_id) is str else None,
+        "name": name if type(name) is str else None,
     }
-    arguments = execution.arguments
     if arguments is not ABSENT:
         data["arguments"] = arguments  # already deep-frozen lossless JSON
-    session._append_frozen(_event(CALL, data))
+    return _event(CALL, data)
 
 
 def result_json(result: ToolExecutionResult) -> FrozenDict:
@@ -103,8 +111,13 @@ def record_result(
     session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
 ) -> None:
     """Write ``tool/result``: the final result and its outcome."""
+    session._append_deferred(RESULT, _result_event, result, outcome)
+
+
+def _result_event(result: ToolExecutionResult, outcome: ToolOutcome) -> FrozenDict:
+    call_id = result.call_id
     data: dict[str, Any] = {
-        "callId": _text(result.call_id),
+        "callId": call_id if type(call_id) is str else None,
         "result": result_json(result),
         "status": outcome.status,
         "stage": outcome.stage,
@@ -113,7 +126,7 @@ def record_result(
         data["approval"] = outcome.approval
     if outcome.body_running:
         data["bodyRunning"] = True
-    session._append_frozen(_event(RESULT, data))
+    return _event(RESULT, data)
 
 
 def record_cancelled(session: SessionLog, call_id: object, reason: str) -> None:

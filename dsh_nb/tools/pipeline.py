@@ -78,6 +78,7 @@ __all__ = ["execute", "run"]
 T = TypeVar("T")
 _set = object.__setattr__
 
+_DONE: Final = outcome_of("done", "execute", None)
 _OUTCOME_DENIALS: Final = {
     "rejected": 'the user rejected tool "{}"',
     # Not the contract's text: under "never" nobody was asked, so the model
@@ -170,7 +171,7 @@ class _Call:
             self.stage = "approval"
             rec = self.rec
             if rec is not None:
-                rec.begin()
+                rec.follow()
             reason = await self.ask(decision)
             if rec is not None:
                 rec.approval(reason)
@@ -186,8 +187,6 @@ class _Call:
             return None
         self.stage = "guard"
         rec = self.rec
-        if rec is not None:
-            rec.begin()
         for guard in guards:
             reason = guard(ex)
             if reason is None:
@@ -325,7 +324,7 @@ async def _drive(
                 if isinstance(asked, Ready):
                     decision = asked.value
                 elif isinstance(asked, Vetting):
-                    decision = asked.finish(await asked.awaitable)
+                    decision = asked.check(await asked.awaitable, asked.fn)
                 else:
                     decision = await asked
             elif rec is not None:
@@ -356,7 +355,7 @@ async def _drive(
                     if isinstance(ran, Ready):
                         result = ran.value
                     elif isinstance(ran, Vetting):
-                        result = ran.finish(await ran.awaitable)
+                        result = ran.check(await ran.awaitable, ran.fn)
                     else:
                         result = await ran
                 finally:
@@ -364,18 +363,21 @@ async def _drive(
                 if rec is not None:
                     rec.execute(result, ex.name)
                 check_call_id(result, call_id)
-                status = settled_status(result)
+                if not result.is_error:
+                    status = "done"
+                else:
+                    status = settled_status(result)
             # 7 post-execute, on an immutable view
             if post_fns:
                 stage = state.stage
                 state.stage = "post-execute"
-                who = rec.begin() if rec is not None else None
+                who = rec.follow() if rec is not None else None
                 result = state.view(result)
                 checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, who)
                 if isinstance(checked, Ready):
                     post = checked.value
                 elif isinstance(checked, Vetting):
-                    post = checked.finish(await checked.awaitable)
+                    post = checked.check(await checked.awaitable, checked.fn)
                 else:
                     post = await checked
                 result = apply_post(result, post)
@@ -400,7 +402,10 @@ async def _drive(
         except NotJsonError:
             final = not_json_result(call_id)
             status, state.stage = "error", "result"
-    outcome = outcome_of(status, state.stage, state.approval)
+    if status == "done" and state.approval is None and state.stage == "execute":
+        outcome = _DONE  # the common case, without building a key
+    else:
+        outcome = outcome_of(status, state.stage, state.approval)
     _set(ex, "_outcome", outcome)
     if session is not None:
         journal.record_result(session, final, outcome)

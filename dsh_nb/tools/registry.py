@@ -10,12 +10,13 @@ of the scope, then the scope's own tools replacing same-name globals in place.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools import pipeline
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._restriction import Restriction, check_timeout_ms
+from dsh_nb.tools._scopes import ScopeMap
 from dsh_nb.tools._waterfall import ListenerList, describe
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
@@ -38,7 +39,7 @@ _log = logging.getLogger("dsh_nb.tools")
 ToolGuard = Callable[[ToolExecution], "str | None"]
 ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
 TraceObserver = Callable[
-    [ToolExecution, ToolExecutionResult, "tuple[TraceRecord, ...]"], None
+    [ToolExecution, ToolExecutionResult, "Sequence[TraceRecord]"], None
 ]
 _Plan = tuple[
     tuple[Callable[..., Any], ...],
@@ -54,11 +55,12 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._globals: dict[str, ToolDefinition] = {}
-        self._scoped: dict[object, dict[str, ToolDefinition]] = {}
-        self._restrictions: dict[object, list[Restriction]] = {}
+        # Keyed by identity: two agents that compare equal are two scopes.
+        self._scoped: ScopeMap[dict[str, ToolDefinition]] = ScopeMap()
+        self._restrictions: ScopeMap[list[Restriction]] = ScopeMap()
         # Insertion-ordered dicts used as sets: O(1) add and dispose.
         self._global_guards: dict[_GuardEntry, None] = {}
-        self._scoped_guards: dict[object, dict[_GuardEntry, None]] = {}
+        self._scoped_guards: ScopeMap[dict[_GuardEntry, None]] = ScopeMap()
         stale = self._forget_plan
         self._pre: ListenerList[Callable[..., Any]] = ListenerList(stale)
         self._execute: ListenerList[Callable[..., Any]] = ListenerList(stale)
@@ -97,7 +99,7 @@ class ToolRegistry:
                 )
             layer = self._globals
         else:
-            layer = self._scoped.get(scope, {})
+            layer = self._scoped.get(scope) or {}
             if name in layer:
                 raise ToolDefinitionError(
                     f'tool "{name}" is already registered in this scope'
@@ -126,7 +128,7 @@ class ToolRegistry:
         if not layer:
             layer.clear()  # an emptied dict keeps its table until cleared
         if scope is not None and not layer:
-            del self._scoped[scope]
+            self._scoped.pop(scope)
         if quiet:
             try:
                 self._emit_change()
@@ -148,7 +150,7 @@ class ToolRegistry:
             definition = self._globals.get(name)
             if definition is None:
                 return None
-            for restriction in self._restrictions.get(scope, ()):
+            for restriction in self._restrictions.get(scope) or ():
                 if not restriction.admits(name):
                     return None
             return definition
@@ -156,14 +158,16 @@ class ToolRegistry:
 
     def view(self, scope: object | None = None) -> dict[str, ToolDefinition]:
         """Every tool ``scope`` sees, in view order (contract §3.4)."""
-        restrictions = self._restrictions.get(scope, ()) if scope is not None else ()
+        restrictions = (
+            (self._restrictions.get(scope) or ()) if scope is not None else ()
+        )
         out = {
             name: d
             for name, d in self._globals.items()
             if all(r.admits(name) for r in restrictions)
         }
         if scope is not None:
-            out.update(self._scoped.get(scope, {}))
+            out.update(self._scoped.get(scope) or {})
         return out
 
     def schemas(self, scope: object | None = None) -> list[dict[str, Any]]:
@@ -205,17 +209,17 @@ class ToolRegistry:
                 "restrict() requires a scoped context: pass the agent as scope"
             )
         restriction = Restriction.compile(allow, deny, known=self._globals)
-        self._restrictions.setdefault(scope, []).append(restriction)
+        self._restrictions.setdefault(scope, list).append(restriction)
         self._emit_change()
 
         def lift() -> None:
-            entries = self._restrictions.get(scope, [])
+            entries = self._restrictions.get(scope) or []
             for i, r in enumerate(entries):
                 if r is restriction:
                     del entries[i]
                     break
             if not entries:
-                self._restrictions.pop(scope, None)
+                self._restrictions.pop(scope)
             self._emit_change()
 
         return Disposer(lift)
@@ -227,7 +231,7 @@ class ToolRegistry:
         if scope is None:
             guards = self._global_guards
         else:
-            guards = self._scoped_guards.setdefault(scope, {})
+            guards = self._scoped_guards.setdefault(scope, dict)
         entry = _GuardEntry(fn)
         guards[entry] = None
         self._global_guard_fns = None
@@ -239,7 +243,7 @@ class ToolRegistry:
             # Only the scope's current set: after dispose_scope the scope may
             # have a new one, whose guards this disposer must not drop.
             if not guards and self._scoped_guards.get(scope) is guards:
-                del self._scoped_guards[scope]
+                self._scoped_guards.pop(scope)
             self._global_guard_fns = None
 
         return Disposer(remove)
@@ -321,9 +325,9 @@ class ToolRegistry:
 
     def dispose_scope(self, scope: object) -> None:
         """Drop every tool, restriction, guard and listener of ``scope``."""
-        changed = self._scoped.pop(scope, None) is not None
-        changed = self._restrictions.pop(scope, None) is not None or changed
-        self._scoped_guards.pop(scope, None)
+        changed = self._scoped.pop(scope) is not None
+        changed = self._restrictions.pop(scope) is not None or changed
+        self._scoped_guards.pop(scope)
         for listeners in (
             self._pre,
             self._execute,
@@ -401,7 +405,7 @@ class ToolRegistry:
             except BaseException as exc:  # noqa: BLE001 - never starve peers
                 _report(execution, "tools/result observer", exc)
         if rec is not None:
-            records = tuple(rec.records)
+            records = rec.trace()
             for tracer in tracers:
                 _contain(tracer, execution, result, "trace observer", records)
 

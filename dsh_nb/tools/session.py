@@ -25,6 +25,19 @@ _log = logging.getLogger(__name__)
 EventListener = Callable[[Mapping[str, Any]], None]
 
 
+class _Deferred:
+    """An event not built yet: its builder and the frozen values it takes."""
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn: Callable[..., FrozenDict], args: tuple[object, ...]) -> None:
+        self.fn = fn
+        self.args = args
+
+    def build(self) -> FrozenDict:
+        return self.fn(*self.args)
+
+
 class SessionLog:
     """An append-only list of ``{"type", "data"}`` events.
 
@@ -33,7 +46,8 @@ class SessionLog:
     """
 
     def __init__(self, events: Iterable[Mapping[str, Any]] = ()) -> None:
-        self._events: list[FrozenDict] = []
+        self._events: list[FrozenDict | _Deferred] = []
+        self._deferred = 0  # how many entries of _events are still _Deferred
         self._listeners: list[EventListener] = []
         # Index of each type's latest event: the seams ask "is a turn open?"
         # and "what is the policy?" on every call, in O(1), not by scanning.
@@ -59,7 +73,17 @@ class SessionLog:
     @property
     def events(self) -> tuple[FrozenDict, ...]:
         """Every event so far, oldest first."""
-        return tuple(self._events)
+        return tuple(self._built())
+
+    def _built(self) -> list[FrozenDict]:
+        """``_events`` with every deferred event built (once)."""
+        events = self._events
+        if self._deferred:
+            for i, event in enumerate(events):
+                if type(event) is _Deferred:
+                    events[i] = event.build()
+            self._deferred = 0
+        return events  # type: ignore[return-value]
 
     def __len__(self) -> int:
         return len(self._events)
@@ -74,13 +98,32 @@ class SessionLog:
         For the core's journal (:mod:`dsh_nb.tools.journal`), whose parts
         are the call's own frozen arguments and result.
         """
-        self._record(event)
-        for listener in tuple(self._listeners):
-            try:
-                listener(event)
-            except Exception as exc:  # noqa: BLE001 - listeners never split a pair
-                _log.warning("session listener failed: %s", error_message(exc))
+        self._last[event["type"]] = len(self._events)
+        self._events.append(event)
+        if self._listeners:
+            for listener in tuple(self._listeners):
+                try:
+                    listener(event)
+                except Exception as exc:  # noqa: BLE001 - never split a pair
+                    _log.warning("session listener failed: %s", error_message(exc))
         return event
+
+    def _append_deferred(
+        self, type_: str, build: Callable[..., FrozenDict], *args: object
+    ) -> None:
+        """Append the event ``build(*args)`` makes, building it only when read.
+
+        For the core's journal: ``args`` are frozen values, so building
+        later gives exactly the event building now would; a call pays for
+        the event objects only if someone reads the log. With listeners
+        attached the event is built and delivered at once.
+        """
+        if self._listeners:
+            self._append_frozen(build(*args))
+            return
+        self._last[type_] = len(self._events)
+        self._events.append(_Deferred(build, args))
+        self._deferred += 1
 
     def _record(self, event: FrozenDict) -> None:
         self._last[event["type"]] = len(self._events)
@@ -89,7 +132,14 @@ class SessionLog:
     def last(self, type_: str) -> FrozenDict | None:
         """The most recent event of one type, or None."""
         index = self._last.get(type_)
-        return None if index is None else self._events[index]
+        if index is None:
+            return None
+        event = self._events[index]
+        if isinstance(event, _Deferred):
+            built = self._events[index] = event.build()
+            self._deferred -= 1
+            return built
+        return event
 
     def on_append(self, fn: EventListener) -> Disposer:
         """Call ``fn(event)`` after every append; returns a dispose."""
@@ -110,12 +160,12 @@ class SessionLog:
 
     def of_type(self, type_: str) -> list[FrozenDict]:
         """Every event of one type, oldest first."""
-        return [e for e in self._events if e["type"] == type_]
+        return [e for e in self._built() if e["type"] == type_]
 
     def to_jsonl(self) -> str:
         """Serialise as JSON Lines, one event a line."""
         return "".join(
-            json.dumps(to_plain(e), ensure_ascii=False) + "\n" for e in self._events
+            json.dumps(to_plain(e), ensure_ascii=False) + "\n" for e in self._built()
         )
 
     def write_jsonl(self, path: str | os.PathLike[str]) -> None:

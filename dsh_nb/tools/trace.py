@@ -8,10 +8,10 @@ entirely.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from time import perf_counter
+from typing import Any, Final, overload
 
 from dsh_nb.tools._waterfall import describe
 from dsh_nb.tools.execution import (
@@ -23,7 +23,7 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 
-__all__ = ["Recorder", "TraceRecord"]
+__all__ = ["Recorder", "Trace", "TraceRecord"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,53 +64,125 @@ def _describe_result(result: ToolExecutionResult) -> str:
     return "error" if result.is_error else "ok"
 
 
-def _actor(fn: Callable[..., Any] | None, default: str) -> str:
-    return default if fn is None else describe(fn)
+_DESCRIBE: Final[dict[str, Callable[[Any], str]]] = {
+    "pre-execute": _describe_pre,
+    "post-execute": _describe_post,
+    "execute": _describe_result,
+}
+
+
+class Trace(Sequence[TraceRecord]):
+    """One call's trace records, built on first read.
+
+    The driver keeps only raw facts per stage (a clock pair, the deciding
+    listener, the decision); naming listeners and describing decisions
+    waits until an observer actually reads a record, so an observer that
+    only keeps the trace for later (the notebook's card) costs little.
+    """
+
+    __slots__ = ("_built", "_raw")
+
+    def __init__(self, raw: list[tuple[Any, ...]]) -> None:
+        self._raw = raw
+        self._built: tuple[TraceRecord, ...] | None = None
+
+    def _records(self) -> tuple[TraceRecord, ...]:
+        built = self._built
+        if built is None:
+            built = self._built = tuple(_build(*entry) for entry in self._raw)
+        return built
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, index: int) -> TraceRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[TraceRecord, ...]: ...
+    def __getitem__(self, index: int | slice) -> TraceRecord | tuple[TraceRecord, ...]:
+        return self._records()[index]
+
+    def __iter__(self) -> Iterator[TraceRecord]:
+        return iter(self._records())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Trace):
+            other = other._records()
+        return self._records() == other
+
+    def __hash__(self) -> int:
+        return hash(self._records())
+
+    def __repr__(self) -> str:
+        return f"Trace({list(self._records())!r})"
+
+
+def _build(
+    stage: str, actor: Any, decision: Any, started: float, ended: float
+) -> TraceRecord:
+    if not isinstance(actor, str):
+        actor = describe(actor)
+    if not isinstance(decision, str):
+        decision = _DESCRIBE[stage](decision)
+    return TraceRecord(
+        stage=stage,
+        actor=actor,
+        decision=decision,
+        duration_ms=(ended - started) * 1000.0,
+    )
 
 
 class Recorder:
-    """Collects one call's trace records as the driver reports stages.
+    """Collects one call's raw trace facts as the driver reports stages.
 
     ``who`` is the waterfall engine's decider cell: the engine leaves in
     it the listener whose value won, or None when the stage default did.
     """
 
-    __slots__ = ("records", "started", "who")
+    __slots__ = ("raw", "started", "who")
 
     def __init__(self) -> None:
-        self.records: list[TraceRecord] = []
+        self.raw: list[tuple[Any, ...]] = []
         self.who: list[Callable[..., Any] | None] = [None]
         self.started = 0.0
 
     def begin(self) -> list[Callable[..., Any] | None]:
         """Start timing a stage; returns the decider cell for its waterfall."""
         self.who[0] = None
-        self.started = time.perf_counter()
+        self.started = perf_counter()
         return self.who
 
-    def _add(self, stage: str, actor: str, decision: str) -> None:
-        elapsed = (time.perf_counter() - self.started) * 1000.0
-        self.records.append(
-            TraceRecord(
-                stage=stage, actor=actor, decision=decision, duration_ms=elapsed
-            )
-        )
+    def follow(self) -> list[Callable[..., Any] | None]:
+        """Like :meth:`begin` for a stage that starts as the last one ended.
+
+        Saves a clock read (about 0.2 µs on a busy VM) per stage.
+        """
+        self.who[0] = None
+        return self.who
+
+    def _add(self, stage: str, actor: object, decision: object) -> None:
+        now = perf_counter()
+        self.raw.append((stage, actor, decision, self.started, now))
+        self.started = now
 
     def pre(self, decision: PreToolDecision) -> None:
-        self._add(
-            "pre-execute", _actor(self.who[0], "default"), _describe_pre(decision)
-        )
+        fn = self.who[0]
+        self._add("pre-execute", "default" if fn is None else fn, decision)
 
     def approval(self, reason: str | None) -> None:
         self._add("approval", "approval", reason or "allowed-once")
 
     def guard(self, guard: Callable[..., Any], reason: str) -> None:
-        self._add("guard", describe(guard), "deny: " + reason)
+        self._add("guard", guard, "deny: " + reason)
 
     def execute(self, result: ToolExecutionResult, tool: str) -> None:
-        self._add("execute", _actor(self.who[0], tool), _describe_result(result))
+        fn = self.who[0]
+        self._add("execute", tool if fn is None else fn, result)
 
     def post(self, decision: PostToolDecision) -> None:
-        self._add(
-            "post-execute", _actor(self.who[0], "default"), _describe_post(decision)
-        )
+        fn = self.who[0]
+        self._add("post-execute", "default" if fn is None else fn, decision)
+
+    def trace(self) -> Trace:
+        """The records so far, as observers receive them."""
+        return Trace(self.raw)

@@ -1,13 +1,39 @@
 /**
  * Card bodies by kind: generic, terminal and diff, and the result section.
+ *
+ * One content rule, the `text/html` card's (contract §7.3): once a result
+ * is there, its content replaces the pending content. The kernel already
+ * leaves the call's `content` and `diffs` out of a completed card; the
+ * bodies below draw the call's content only while no result exists, so an
+ * older payload follows the same rule.
  */
 
 import { fileDiff } from './diffview';
-import { el } from './dom';
+import { el, text } from './dom';
 import { fileLink } from './opener';
 import { int, isObject, json, Json, JsonObject, str } from './payload';
 import { terminalOutput } from './terminal';
-import { ILinkContext } from './tokens';
+import { ILimits, ILinkContext } from './tokens';
+
+function clip(value: string, limits: ILimits): string {
+  return value.length <= limits.maxOutputChars
+    ? value
+    : value.slice(0, limits.maxOutputChars);
+}
+
+function cutNotice(cut: Json, what: string): HTMLElement | null {
+  if (!isObject(cut)) {
+    return null;
+  }
+  const shown = int(cut.shown) ?? 0;
+  const total = int(cut.total) ?? 0;
+  const unit = str(cut.unit) ?? 'characters';
+  return el(
+    'div',
+    'dsh-ToolCard-notice dsh-mod-truncated',
+    `${what} truncated: ${(total - shown).toLocaleString('en-US')} more ${unit} not shown (${total.toLocaleString('en-US')} in all).`
+  );
+}
 
 /**
  * The generic body: raw input, content blocks, locations, result.
@@ -18,34 +44,92 @@ export function genericBody(
   result: JsonObject | null,
   links: ILinkContext
 ): void {
-  if (call && 'rawInput' in call) {
-    const raw = call.rawInput;
-    body.appendChild(
-      el('pre', 'dsh-ToolCard-input', typeof raw === 'string' ? raw : json(raw))
-    );
-  }
-  if (call && Array.isArray(call.content)) {
-    body.appendChild(blocks(call.content));
-  }
-  if (call && Array.isArray(call.locations)) {
-    body.appendChild(locations(call.locations, links));
+  if (call) {
+    callSection(body, call, result !== null, links);
   }
   if (result) {
-    resultSection(body, result, call, links);
+    resultSection(body, result, links);
   }
 }
 
-function blocks(items: Json[]): HTMLElement {
+/**
+ * A call's raw input, its content while pending, and its locations.
+ */
+function callSection(
+  body: HTMLElement,
+  call: JsonObject,
+  done: boolean,
+  links: ILinkContext
+): void {
+  if ('rawInput' in call) {
+    const raw = call.rawInput;
+    body.appendChild(
+      el(
+        'pre',
+        'dsh-ToolCard-input',
+        clip(typeof raw === 'string' ? raw : json(raw), links.limits)
+      )
+    );
+    const notice = cutNotice(call.rawInputTruncated, 'Input');
+    if (notice) {
+      body.appendChild(notice);
+    }
+  }
+  if (!done && Array.isArray(call.content)) {
+    body.appendChild(blocks(call.content, links.limits));
+  }
+  if (Array.isArray(call.locations)) {
+    body.appendChild(locations(call.locations, links));
+  }
+}
+
+/**
+ * Content blocks, at most `maxOutputChars` characters each and twice that
+ * in all, as the kernel cut them.
+ */
+function blocks(items: Json[], limits: ILimits): HTMLElement {
   const node = el('div', 'dsh-ToolCard-content');
+  let left = 2 * limits.maxOutputChars;
   for (const item of items) {
-    if (
-      isObject(item) &&
-      item.type === 'text' &&
-      typeof item.text === 'string'
-    ) {
-      node.appendChild(el('div', 'dsh-ToolCard-text', item.text));
-    } else {
-      node.appendChild(el('pre', 'dsh-ToolCard-json', json(item)));
+    if (left <= 0) {
+      node.appendChild(
+        el(
+          'div',
+          'dsh-ToolCard-notice dsh-mod-truncated',
+          'More content not shown.'
+        )
+      );
+      break;
+    }
+    const isText =
+      isObject(item) && item.type === 'text' && typeof item.text === 'string';
+    const raw = isText ? (item.text as string) : json(item);
+    const shown = clip(raw, {
+      ...limits,
+      maxOutputChars: Math.min(left, limits.maxOutputChars)
+    });
+    left -= shown.length;
+    if (shown !== '' || !isObject(item) || typeof item.notice !== 'string') {
+      node.appendChild(
+        el(
+          isText ? 'div' : 'pre',
+          isText ? 'dsh-ToolCard-text' : 'dsh-ToolCard-json',
+          shown
+        )
+      );
+    }
+    if (isObject(item) && typeof item.notice === 'string') {
+      node.appendChild(
+        el('div', 'dsh-ToolCard-notice dsh-mod-truncated', item.notice)
+      );
+    } else if (shown.length < raw.length) {
+      node.appendChild(
+        el(
+          'div',
+          'dsh-ToolCard-notice dsh-mod-truncated',
+          `truncated: ${(raw.length - shown.length).toLocaleString('en-US')} more characters not shown`
+        )
+      );
     }
   }
   return node;
@@ -65,25 +149,28 @@ function locations(items: Json[], links: ILinkContext): HTMLElement {
   return list;
 }
 
+function diffs(body: HTMLElement, items: Json[], links: ILinkContext): void {
+  const budget = { rows: links.limits.maxDiffLines };
+  for (const diff of items) {
+    body.appendChild(fileDiff(diff, links, links.limits, budget));
+  }
+  if (items.length === 0) {
+    body.appendChild(el('div', 'dsh-ToolCard-notice', 'No file changes.'));
+  }
+}
+
 function resultSection(
   body: HTMLElement,
   result: JsonObject,
-  call: JsonObject | null,
   links: ILinkContext
 ): void {
-  const title = str(result.title);
-  if (title !== null && title !== str(call?.title)) {
-    body.appendChild(el('div', 'dsh-ToolCard-resultTitle', title));
-  }
   const tag = str(result.card);
   if (tag === 'terminal') {
-    terminalOutput(body, result);
+    terminalOutput(body, result, links.limits);
   } else if (tag === 'diff' && Array.isArray(result.diffs)) {
-    for (const diff of result.diffs) {
-      body.appendChild(fileDiff(diff, links));
-    }
+    diffs(body, result.diffs, links);
   } else if (Array.isArray(result.content)) {
-    const content = blocks(result.content);
+    const content = blocks(result.content, links.limits);
     content.classList.add('dsh-ToolCard-result');
     body.appendChild(content);
   }
@@ -105,28 +192,22 @@ export function terminalBody(
     }
     const command = el('pre', 'dsh-ToolCard-command');
     command.appendChild(el('span', 'dsh-ToolCard-prompt', '$ '));
-    command.appendChild(document.createTextNode(str(call.title) ?? ''));
+    command.appendChild(text(str(call.title) ?? ''));
     body.appendChild(command);
     const cwd = str(call.cwd) ?? links.cwd;
     if (cwd !== null) {
       body.appendChild(el('div', 'dsh-ToolCard-cwd', `in ${cwd}`));
     }
   } else if (call) {
-    genericBody(body, call, null, links);
+    callSection(body, call, result !== null, links);
   }
-  if (result && str(result.card) === 'terminal') {
-    const title = str(result.title);
-    if (title !== null && title !== str(call?.title)) {
-      body.appendChild(el('div', 'dsh-ToolCard-resultTitle', title));
-    }
-    terminalOutput(body, result);
-  } else if (result) {
-    resultSection(body, result, call, links);
+  if (result) {
+    resultSection(body, result, links);
   }
 }
 
 /**
- * The diff body: proposed diffs, locations, then the result once.
+ * The diff body: the proposed diffs while pending, else the result's.
  */
 export function diffBody(
   body: HTMLElement,
@@ -134,35 +215,14 @@ export function diffBody(
   result: JsonObject | null,
   links: ILinkContext
 ): void {
-  const callDiffs =
-    call && str(call.card) === 'diff' && Array.isArray(call.diffs)
-      ? call.diffs
-      : null;
   if (call && str(call.card) !== 'diff') {
-    genericBody(body, call, null, links);
-  }
-  if (callDiffs) {
-    for (const diff of callDiffs) {
-      body.appendChild(fileDiff(diff, links));
-    }
-  }
-  if (call && Array.isArray(call.locations)) {
+    callSection(body, call, result !== null, links);
+  } else if (call && Array.isArray(call.locations)) {
     body.appendChild(locations(call.locations, links));
   }
-  if (!result) {
-    return;
+  if (result) {
+    resultSection(body, result, links);
+  } else if (call && str(call.card) === 'diff' && Array.isArray(call.diffs)) {
+    diffs(body, call.diffs, links);
   }
-  const resultDiffs =
-    str(result.card) === 'diff' && Array.isArray(result.diffs)
-      ? result.diffs
-      : null;
-  if (resultDiffs && callDiffs && json(resultDiffs) === json(callDiffs)) {
-    // The applied change repeats the proposed one: show it once.
-    const title = str(result.title);
-    if (title !== null && title !== str(call?.title)) {
-      body.appendChild(el('div', 'dsh-ToolCard-resultTitle', title));
-    }
-    return;
-  }
-  resultSection(body, result, call, links);
 }

@@ -17,7 +17,13 @@ import {
   str
 } from './payload';
 import { exitPill } from './terminal';
-import { FileOpener, ILinkContext, IToolCard } from './tokens';
+import {
+  DEFAULT_LIMITS,
+  FileOpener,
+  ILimits,
+  ILinkContext,
+  IToolCard
+} from './tokens';
 
 /**
  * A widget that renders one tool card.
@@ -51,7 +57,8 @@ export class RenderedToolCard extends Widget implements IRenderMime.IRenderer {
     const links: ILinkContext = {
       opener: this._opener,
       resolver: this._resolver,
-      cwd: sessionCwd(data, metadata)
+      cwd: sessionCwd(data, metadata),
+      limits: readLimits(data.limits)
     };
     this.node.appendChild(card(data, metadata, links));
     return Promise.resolve();
@@ -115,11 +122,6 @@ export function card(
   root.appendChild(header(data, status, kind, call, result, metadata));
 
   const body = el('div', 'dsh-ToolCard-body');
-  if (typeof data.approval === 'string') {
-    body.appendChild(
-      el('div', 'dsh-ToolCard-approval', `Approval: ${data.approval}`)
-    );
-  }
   if (kind === 'terminal') {
     terminalBody(body, call, result, links);
   } else if (kind === 'diff') {
@@ -157,8 +159,9 @@ function header(
         ? 'edit'
         : (str(call?.kind) ?? 'other');
   node.appendChild(icon(iconKind));
+  // A result's title replaces the pending one, as in the text/html card.
   const title =
-    str(call?.title) ?? str(result?.title) ?? String(data.tool ?? '');
+    str(result?.title) ?? str(call?.title) ?? String(data.tool ?? '');
   const titleNode = el('span', 'dsh-ToolCard-title', title);
   if (kind === 'terminal') {
     titleNode.classList.add('dsh-mod-command');
@@ -182,6 +185,12 @@ function header(
   node.appendChild(
     el('span', `dsh-ToolCard-status dsh-mod-${status}`, STATUS_LABELS[status])
   );
+  if (typeof data.approval === 'string') {
+    // The approval outcome, once: here, not again in the body.
+    node.appendChild(
+      el('span', 'dsh-ToolCard-approval', `Approval: ${data.approval}`)
+    );
+  }
   return node;
 }
 
@@ -243,6 +252,22 @@ function trace(items: Json[], metadata: Json): HTMLElement {
   }
   details.appendChild(table);
   return details;
+}
+
+/**
+ * The card's limits from the payload; a missing or bad one is the default.
+ */
+export function readLimits(value: Json): ILimits {
+  const out = { ...DEFAULT_LIMITS };
+  if (isObject(value)) {
+    for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ILimits)[]) {
+      const n = value[key];
+      if (typeof n === 'number' && Number.isInteger(n) && n > 0) {
+        out[key] = Math.min(n, DEFAULT_LIMITS[key] * 50);
+      }
+    }
+  }
+  return out;
 }
 
 /**

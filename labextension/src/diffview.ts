@@ -1,202 +1,248 @@
 /**
- * The diff card's body: one table per file, hunks that collapse.
+ * The diff card's body: one table per file, drawn from the hunks the
+ * kernel planned.
+ *
+ * The kernel sends hunks with three lines of context, already cut to the
+ * card's row limit (`CardLimits.max_diff_lines`), so this module has no
+ * diff algorithm: it draws each line, numbers it, and shows each cut as
+ * "N more rows". It also stops at `limits.maxDiffLines` rows itself, so a
+ * hand-made payload cannot make it draw more.
  */
 
-import { computeDiff, IEdit, IHunk, ILine } from './diff';
-import { el } from './dom';
+import { el, text } from './dom';
 import { fileLink } from './opener';
-import { isObject, json, Json } from './payload';
-import { ILinkContext } from './tokens';
-
-/**
- * Rows shown per file before the diff is truncated with a notice.
- */
-const MAX_ROWS = 2000;
-
-/**
- * A NUL character means binary content, which is not diffed.
- */
-function looksBinary(text: string | null): boolean {
-  return text !== null && text.indexOf('\u0000') >= 0;
-}
+import { int, isObject, json, Json, JsonObject, str } from './payload';
+import { ILimits, ILinkContext } from './tokens';
 
 /**
  * One file's section: header link, +/- counts, notices and the table.
  */
-export function fileDiff(value: Json, links: ILinkContext): HTMLElement {
+export function fileDiff(
+  value: Json,
+  links: ILinkContext,
+  limits: ILimits,
+  budget: { rows: number }
+): HTMLElement {
   const section = el('div', 'dsh-ToolCard-file');
   if (!isObject(value) || typeof value.path !== 'string') {
-    section.appendChild(el('pre', 'dsh-ToolCard-json', json(value)));
-    return section;
-  }
-  const path = value.path;
-  const oldText = typeof value.oldText === 'string' ? value.oldText : null;
-  const newText = typeof value.newText === 'string' ? value.newText : '';
-  const head = el('div', 'dsh-ToolCard-fileHeader');
-  section.appendChild(head);
-
-  if (looksBinary(oldText) || looksBinary(newText)) {
-    head.appendChild(fileLink(path, null, links));
     section.appendChild(
-      el(
-        'div',
-        'dsh-ToolCard-notice',
-        `Binary content not shown (${oldText?.length ?? 0} → ${newText.length} characters).`
-      )
+      el('pre', 'dsh-ToolCard-json', clip(json(value), limits))
     );
     return section;
   }
-  const diff = computeDiff(oldText, newText);
-  let added = 0;
-  let removed = 0;
-  for (const hunk of diff.hunks) {
-    for (const e of hunk.edits) {
-      added += e.op === 2 ? 1 : 0;
-      removed += e.op === 1 ? 1 : 0;
-    }
-  }
-  const firstLine = firstChangedLine(diff.hunks);
-  head.appendChild(fileLink(path, firstLine, links));
-  if (oldText === null) {
+  const head = el('div', 'dsh-ToolCard-fileHeader');
+  section.appendChild(head);
+  const hunks = Array.isArray(value.hunks) ? value.hunks : null;
+  head.appendChild(
+    fileLink(value.path, hunks ? firstLine(hunks) : null, links)
+  );
+  if (value.newFile === true) {
     head.appendChild(el('span', 'dsh-ToolCard-badge dsh-mod-new', 'new file'));
   }
-  head.appendChild(el('span', 'dsh-ToolCard-stat dsh-mod-added', `+${added}`));
-  head.appendChild(
-    el('span', 'dsh-ToolCard-stat dsh-mod-removed', `\u2212${removed}`)
-  );
-  if (diff.notice) {
-    section.appendChild(el('div', 'dsh-ToolCard-notice', diff.notice));
+  if (value.crlf === true) {
+    head.appendChild(el('span', 'dsh-ToolCard-badge', 'CRLF'));
   }
-  if (diff.hunks.length === 0) {
-    section.appendChild(el('div', 'dsh-ToolCard-notice', 'No changes.'));
+  const added = int(value.added);
+  const removed = int(value.removed);
+  if (added !== null && removed !== null && (added > 0 || removed > 0)) {
+    head.appendChild(
+      el('span', 'dsh-ToolCard-stat dsh-mod-added', `+${added}`)
+    );
+    head.appendChild(
+      el('span', 'dsh-ToolCard-stat dsh-mod-removed', `\u2212${removed}`)
+    );
+  }
+  const skipped = str(value.skipped);
+  if (skipped !== null) {
+    section.appendChild(el('div', 'dsh-ToolCard-notice', skipped));
+  }
+  if (hunks === null) {
+    if (skipped === null) {
+      section.appendChild(
+        el(
+          'div',
+          'dsh-ToolCard-notice',
+          'This diff was stored by an older dsh_nb; run the cell again to see it.'
+        )
+      );
+    }
     return section;
   }
-  section.appendChild(diffTable(diff));
+  if (hunks.length > 0) {
+    section.appendChild(diffTable(hunks, value, budget));
+  }
+  const notice = str(value.notice);
+  if (notice !== null) {
+    section.appendChild(
+      el('div', 'dsh-ToolCard-notice dsh-mod-truncated', notice)
+    );
+  }
   return section;
 }
 
-function firstChangedLine(list: IHunk[]): number | null {
-  for (const hunk of list) {
-    for (const e of hunk.edits) {
-      if (e.op !== 0) {
-        return e.b + 1;
+function clip(value: string, limits: ILimits): string {
+  return value.length <= limits.maxOutputChars
+    ? value
+    : value.slice(0, limits.maxOutputChars) + '\u2026';
+}
+
+/**
+ * The new-file line of the first change, to open the file there.
+ */
+function firstLine(hunks: Json[]): number | null {
+  for (const hunk of hunks) {
+    if (!isObject(hunk) || !Array.isArray(hunk.lines)) {
+      continue;
+    }
+    let line = int(hunk.newStart) ?? 1;
+    for (const item of hunk.lines) {
+      if (typeof item === 'string') {
+        if (item[0] === '-' || item[0] === '+') {
+          return line;
+        }
+        line += item[0] === ' ' ? 1 : 0;
+      } else if (isObject(item)) {
+        line += int(item.new) ?? 0;
       }
     }
   }
   return null;
 }
 
-function diffTable(diff: {
-  hunks: IHunk[];
-  oldLines: ILine[];
-  newLines: ILine[];
-}): HTMLElement {
+function gapText(count: number): string {
+  return `\u22ef ${count.toLocaleString('en-US')} unchanged line${count === 1 ? '' : 's'}`;
+}
+
+function noteRow(className: string, label: string): HTMLElement {
+  const row = el('tr', className);
+  const cell = el('td', undefined, label);
+  cell.colSpan = 4;
+  row.appendChild(cell);
+  return row;
+}
+
+function diffTable(
+  hunks: Json[],
+  file: JsonObject,
+  budget: { rows: number }
+): HTMLElement {
   const table = el('table', 'dsh-ToolCard-diff');
-  let rows = 0;
-  let hidden = 0;
-  let previousEnd = 0;
-  for (const hunk of diff.hunks) {
-    const gap = (hunk.edits[0]?.a ?? 0) - previousEnd;
-    const last = hunk.edits[hunk.edits.length - 1];
-    previousEnd = last.op === 2 ? last.a : last.a + 1;
-    if (rows >= MAX_ROWS) {
-      hidden += hunk.edits.length;
+  for (const hunk of hunks) {
+    if (!isObject(hunk) || !Array.isArray(hunk.lines)) {
       continue;
     }
     const group = el('tbody', 'dsh-ToolCard-hunk');
-    const headRow = el('tr', 'dsh-ToolCard-hunkHeader');
-    const headCell = el('td');
-    headCell.colSpan = 4;
-    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
-    headCell.textContent =
-      gap > 0
-        ? `${header}  \u22ef ${gap} unchanged line${gap === 1 ? '' : 's'} above`
-        : header;
-    headRow.appendChild(headCell);
-    headRow.tabIndex = 0;
-    headRow.setAttribute('role', 'button');
-    headRow.setAttribute('aria-expanded', 'true');
-    headRow.title = 'Collapse or expand this hunk';
-    const toggle = (event: Event) => {
-      event.preventDefault();
-      event.stopPropagation();
-      const collapsed = group.classList.toggle('dsh-mod-collapsed');
-      headRow.setAttribute('aria-expanded', collapsed ? 'false' : 'true');
-    };
-    headRow.addEventListener('click', toggle);
-    headRow.addEventListener('keydown', event => {
-      if (event.key === 'Enter' || event.key === ' ') {
-        toggle(event);
-      }
-    });
+    const gap = int(hunk.gap);
+    const header = str(hunk.header) ?? '@@';
+    const headRow = noteRow(
+      'dsh-ToolCard-hunkHeader',
+      gap !== null && gap > 0 ? `${header}  ${gapText(gap)}` : header
+    );
+    makeToggle(headRow, group);
     group.appendChild(headRow);
-    for (const e of hunk.edits) {
-      if (rows >= MAX_ROWS) {
-        hidden++;
+    let oldNo = int(hunk.oldStart) ?? 1;
+    let newNo = int(hunk.newStart) ?? 1;
+    let hidden = 0;
+    for (const item of hunk.lines) {
+      if (budget.rows <= 0) {
+        hidden +=
+          typeof item === 'string'
+            ? 1
+            : (int(isObject(item) ? item.more : null) ?? 0);
         continue;
       }
-      const line = e.op === 2 ? diff.newLines[e.b] : diff.oldLines[e.a];
-      group.appendChild(diffRow(e, line));
-      rows++;
-      if (!line.eol) {
-        const note = el('tr', 'dsh-ToolCard-noEol');
-        const cell = el('td', undefined, '\\ No newline at end of file');
-        cell.colSpan = 4;
-        note.appendChild(cell);
-        group.appendChild(note);
+      if (typeof item === 'string') {
+        const kind = item[0];
+        if (kind === '\\') {
+          group.appendChild(noteRow('dsh-ToolCard-noEol', item));
+          continue;
+        }
+        group.appendChild(
+          diffRow(
+            kind,
+            kind === '+' ? null : oldNo,
+            kind === '-' ? null : newNo,
+            item.slice(1)
+          )
+        );
+        budget.rows--;
+        oldNo += kind === '+' ? 0 : 1;
+        newNo += kind === '-' ? 0 : 1;
+      } else if (isObject(item)) {
+        const more = int(item.more) ?? 0;
+        oldNo += int(item.old) ?? 0;
+        newNo += int(item.new) ?? 0;
+        group.appendChild(
+          noteRow(
+            'dsh-ToolCard-skip',
+            `\u22ef ${more.toLocaleString('en-US')} more row${more === 1 ? '' : 's'}`
+          )
+        );
       }
+    }
+    if (hidden > 0) {
+      group.appendChild(
+        noteRow(
+          'dsh-ToolCard-skip',
+          `\u22ef ${hidden.toLocaleString('en-US')} more rows`
+        )
+      );
     }
     table.appendChild(group);
   }
-  const below = diff.oldLines.length - previousEnd;
-  if (below > 0 && hidden === 0) {
+  const after = int(file.after);
+  if (after !== null && after > 0) {
     const tail = el('tbody', 'dsh-ToolCard-gap');
-    const row = el('tr');
-    const cell = el(
-      'td',
-      undefined,
-      `\u22ef ${below} unchanged line${below === 1 ? '' : 's'} below`
-    );
-    cell.colSpan = 4;
-    row.appendChild(cell);
-    tail.appendChild(row);
+    tail.appendChild(noteRow('', gapText(after)));
     table.appendChild(tail);
-  }
-  if (hidden > 0) {
-    const wrap = el('div');
-    wrap.appendChild(table);
-    wrap.appendChild(
-      el(
-        'div',
-        'dsh-ToolCard-notice',
-        `Diff truncated: ${hidden} more line${hidden === 1 ? '' : 's'} not shown.`
-      )
-    );
-    return wrap;
   }
   return table;
 }
 
-function diffRow(e: IEdit, line: ILine): HTMLElement {
-  const kind = e.op === 0 ? 'context' : e.op === 1 ? 'removed' : 'added';
+function makeToggle(headRow: HTMLElement, group: HTMLElement): void {
+  headRow.tabIndex = 0;
+  headRow.setAttribute('role', 'button');
+  headRow.setAttribute('aria-expanded', 'true');
+  headRow.title = 'Collapse or expand this hunk';
+  const toggle = (event: Event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    const collapsed = group.classList.toggle('dsh-mod-collapsed');
+    headRow.setAttribute('aria-expanded', collapsed ? 'false' : 'true');
+  };
+  headRow.addEventListener('click', toggle);
+  headRow.addEventListener('keydown', event => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      toggle(event);
+    }
+  });
+}
+
+function diffRow(
+  sign: string,
+  oldNo: number | null,
+  newNo: number | null,
+  line: string
+): HTMLElement {
+  const kind = sign === '-' ? 'removed' : sign === '+' ? 'added' : 'context';
   const row = el('tr', `dsh-ToolCard-line dsh-mod-${kind}`);
   row.appendChild(
-    el('td', 'dsh-ToolCard-lineNo', e.op === 2 ? '' : String(e.a + 1))
+    el('td', 'dsh-ToolCard-lineNo', oldNo === null ? '' : String(oldNo))
   );
   row.appendChild(
-    el('td', 'dsh-ToolCard-lineNo', e.op === 1 ? '' : String(e.b + 1))
+    el('td', 'dsh-ToolCard-lineNo', newNo === null ? '' : String(newNo))
   );
   row.appendChild(
-    el('td', 'dsh-ToolCard-sign', e.op === 0 ? ' ' : e.op === 1 ? '-' : '+')
+    el('td', 'dsh-ToolCard-sign', kind === 'context' ? ' ' : sign)
   );
   const code = el('td', 'dsh-ToolCard-code');
-  if (line.text.endsWith('\r')) {
-    code.appendChild(document.createTextNode(line.text.slice(0, -1)));
+  if (line.endsWith('\r')) {
+    code.appendChild(text(line.slice(0, -1)));
     const cr = el('span', 'dsh-ToolCard-cr', '\u240d');
     cr.title = 'carriage return (CRLF line ending)';
     code.appendChild(cr);
   } else {
-    code.textContent = line.text;
+    code.appendChild(text(line));
   }
   row.appendChild(code);
   return row;

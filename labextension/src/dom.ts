@@ -8,7 +8,28 @@
 import { has } from './payload';
 
 /**
- * Create an element with an optional class and text (as `textContent`).
+ * C0 controls other than tab and newline, DEL, C1 controls, and the bidi
+ * embeddings, overrides and isolates, which can reorder what a reader sees
+ * (a file named "txt.exe" shown as "exe.txt"), and lone surrogates.
+ */
+const SPECIAL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Make control and bidi characters visible as `[U+202E]`, as the
+ * `text/html` card does; CRLF becomes LF. Nothing is dropped.
+ */
+export function visible(text: string): string {
+  const flat = text.indexOf('\r') >= 0 ? text.replace(/\r\n/g, '\n') : text;
+  return flat.replace(
+    SPECIAL,
+    c => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`
+  );
+}
+
+/**
+ * Create an element with an optional class and text (as `textContent`,
+ * made {@link visible}).
  */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -20,7 +41,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
     node.className = className;
   }
   if (text !== undefined) {
-    node.textContent = text;
+    node.textContent = visible(text);
   }
   return node;
 }
@@ -63,4 +84,11 @@ export function icon(kind: string): SVGSVGElement {
     svg.appendChild(path);
   }
   return svg;
+}
+
+/**
+ * A text node holding payload text, made {@link visible}.
+ */
+export function text(value: string): Text {
+  return document.createTextNode(visible(value));
 }

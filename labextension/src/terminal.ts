@@ -1,15 +1,16 @@
 /**
- * The terminal card's output: ANSI colours, copy button, collapsing.
+ * The terminal card's output: styled spans, copy button, collapsing.
+ *
+ * The kernel parses ANSI escapes and sends `outputSpans` (`[text, style]`)
+ * with `outputStyles`; colours are `#rrggbb`, checked again here before
+ * they reach CSS, so payload text never becomes a style.
  */
 
-import { ansiSpan, parseAnsi } from './ansi';
-import { el } from './dom';
-import { int, JsonObject, str } from './payload';
+import { el, text } from './dom';
+import { int, isObject, Json, JsonObject, str } from './payload';
+import { ILimits } from './tokens';
 
-/**
- * Terminal output longer than this many lines starts collapsed.
- */
-const COLLAPSE_LINES = 40;
+const HEX = /^#[0-9a-fA-F]{6}$/;
 
 /**
  * The exit-status pill: a signal by name, else the exit code.
@@ -31,15 +32,92 @@ export function exitPill(result: JsonObject): HTMLElement | null {
   );
 }
 
+function colour(value: Json): string | null {
+  return typeof value === 'string' && HEX.test(value) ? value : null;
+}
+
+function styledSpan(chunk: string, style: Json): Node {
+  if (!isObject(style) || Object.keys(style).length === 0) {
+    return text(chunk);
+  }
+  let fg = colour(style.fg);
+  let bg = colour(style.bg);
+  const node = el('span', undefined, chunk);
+  if (style.inverse === true) {
+    [fg, bg] = [
+      bg ?? 'var(--jp-layout-color1, #fff)',
+      fg ?? 'var(--jp-content-font-color1, #000)'
+    ];
+  }
+  if (fg !== null) {
+    node.style.color = fg;
+  }
+  if (bg !== null) {
+    node.style.backgroundColor = bg;
+  }
+  const classes: string[] = [];
+  for (const flag of ['bold', 'dim', 'italic', 'underline', 'strike']) {
+    if (style[flag] === true) {
+      classes.push(`dsh-ansi-${flag}`);
+    }
+  }
+  node.className = classes.join(' ');
+  return node;
+}
+
+/**
+ * Read the spans, at most `limits.maxOutputChars` characters of them.
+ */
+function readSpans(result: JsonObject, limits: ILimits): [string, Json][] {
+  const spans = Array.isArray(result.outputSpans) ? result.outputSpans : [];
+  const styles = Array.isArray(result.outputStyles) ? result.outputStyles : [];
+  const out: [string, Json][] = [];
+  let left = limits.maxOutputChars;
+  for (const span of spans) {
+    if (!Array.isArray(span) || typeof span[0] !== 'string' || left <= 0) {
+      continue;
+    }
+    const chunk = span[0].length > left ? span[0].slice(0, left) : span[0];
+    left -= chunk.length;
+    const index = int(span[1]);
+    out.push([
+      chunk,
+      index !== null && index >= 0 && index < styles.length
+        ? styles[index]
+        : null
+    ]);
+  }
+  if (out.length === 0 && typeof result.output === 'string') {
+    out.push([result.output.slice(0, limits.maxOutputChars), null]);
+  }
+  return out;
+}
+
 /**
  * Append the output (if any) with its toolbar and collapse control.
  */
-export function terminalOutput(body: HTMLElement, result: JsonObject): void {
-  const output = str(result.output);
-  if (output === null || output === '') {
+export function terminalOutput(
+  body: HTMLElement,
+  result: JsonObject,
+  limits: ILimits
+): void {
+  const spans = readSpans(result, limits);
+  const plain = spans.map(s => s[0]).join('');
+  const cut = result.outputTruncated;
+  if (isObject(cut)) {
+    const total = int(cut.total) ?? 0;
+    const shown = int(cut.shown) ?? 0;
+    body.appendChild(
+      el(
+        'div',
+        'dsh-ToolCard-notice dsh-mod-truncated',
+        `Output truncated: the first ${(total - shown).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} characters are not shown.`
+      )
+    );
+  }
+  if (plain === '') {
     return;
   }
-  const ansi = parseAnsi(output);
   const wrap = el('div', 'dsh-ToolCard-terminal');
   const toolbar = el('div', 'dsh-ToolCard-toolbar');
   const copy = el('button', 'dsh-ToolCard-copy', 'Copy');
@@ -48,7 +126,7 @@ export function terminalOutput(body: HTMLElement, result: JsonObject): void {
   copy.addEventListener('click', event => {
     event.preventDefault();
     event.stopPropagation();
-    copyText(ansi.plain).then(ok => {
+    copyText(plain).then(ok => {
       copy.textContent = ok ? 'Copied' : 'Copy failed';
       window.setTimeout(() => {
         copy.textContent = 'Copy';
@@ -59,12 +137,12 @@ export function terminalOutput(body: HTMLElement, result: JsonObject): void {
   wrap.appendChild(toolbar);
 
   const pre = el('pre', 'dsh-ToolCard-output');
-  for (const span of ansi.spans) {
-    pre.appendChild(ansiSpan(span));
+  for (const [chunk, style] of spans) {
+    pre.appendChild(styledSpan(chunk, style));
   }
   wrap.appendChild(pre);
-  const lineCount = ansi.plain.replace(/\n$/, '').split('\n').length;
-  if (lineCount > COLLAPSE_LINES) {
+  const lineCount = plain.replace(/\n$/, '').split('\n').length;
+  if (lineCount > limits.maxOutputLines) {
     pre.classList.add('dsh-mod-collapsed');
     const more = el(
       'button',
@@ -88,17 +166,17 @@ export function terminalOutput(body: HTMLElement, result: JsonObject): void {
 /**
  * Copy through the async clipboard, falling back to `execCommand`.
  */
-async function copyText(text: string): Promise<boolean> {
+async function copyText(value: string): Promise<boolean> {
   try {
     if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
+      await navigator.clipboard.writeText(value);
       return true;
     }
   } catch {
     // Fall through to the legacy path (permissions, focus, old browsers).
   }
   const area = el('textarea', 'dsh-ToolCard-clipboard');
-  area.value = text;
+  area.value = value;
   area.setAttribute('readonly', '');
   document.body.appendChild(area);
   area.select();

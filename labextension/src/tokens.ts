@@ -40,13 +40,46 @@ export interface IFileLocation {
 }
 
 /**
- * One file's change; `oldText: null` is a new file.
+ * One file's planned diff, as the kernel sends it (see `dsh_nb.cards.payload`).
  */
 export interface IFileDiff {
   path: string;
-  oldText: string | null;
-  newText: string;
+  newFile?: boolean;
+  crlf?: boolean;
+  added: number;
+  removed: number;
+  rows: number;
+  shown: number;
+  skipped?: string;
+  notice?: string;
+  after?: number;
+  hunks: {
+    header: string;
+    oldStart: number;
+    newStart: number;
+    gap?: number;
+    lines: (string | { more: number; old: number; new: number })[];
+  }[];
 }
+
+/**
+ * The card's limits (`dsh_nb.cards.CardLimits`): the kernel sends content
+ * already cut to them, and the renderer never draws more.
+ */
+export interface ILimits {
+  maxOutputLines: number;
+  maxOutputChars: number;
+  maxDiffLines: number;
+}
+
+/**
+ * `CardLimits()`'s defaults, for payloads that carry no limits.
+ */
+export const DEFAULT_LIMITS: ILimits = {
+  maxOutputLines: 40,
+  maxOutputChars: 200000,
+  maxDiffLines: 2000
+};
 
 /**
  * The wire form of a card payload (only the fields this renderer reads).
@@ -60,6 +93,7 @@ export interface IToolCard {
   result?: { [key: string]: unknown };
   approval?: string;
   trace?: { stage?: unknown; actor?: unknown; decision?: unknown }[];
+  limits?: Partial<ILimits>;
   cwd?: string;
 }
 
@@ -83,4 +117,5 @@ export interface ILinkContext {
   opener: FileOpener | null;
   resolver: IRenderMime.IResolver | null;
   cwd: string | null;
+  limits: ILimits;
 }

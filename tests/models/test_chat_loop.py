@@ -391,3 +391,81 @@ async def test_interrupt_mid_stream_closes_request_and_turn(
         await asyncio.sleep(0.02)
     assert server.disconnects == 1  # the HTTP request was closed
     assert (await chat.send("again")).text == "next"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_anthropic_thinking_streams_and_goes_back_signed(
+    stream: bool, request: Any, server: ReplayServer, registry: ToolRegistry
+) -> None:
+    thought: list[str] = []
+
+    class View(ChatView):
+        def reasoning(self, delta: str) -> None:
+            thought.append(delta)
+
+    server.add(
+        Turn(
+            reasoning="Two numbers: use add.",
+            tool_calls=calls(("add", '{"a": 1, "b": 2}')),
+        ),
+        Turn(text="3"),
+    )
+    chat = make_chat("anthropic", request, registry, stream=stream, view=View())
+    assert (await chat.send("1 + 2?")).text == "3"
+    if stream:
+        assert "".join(thought) == "Two numbers: use add."
+    # The thinking block goes back unchanged, signature and all, before the call.
+    sent = server.requests[1].body["messages"][1]["content"]
+    assert sent[0] == {
+        "type": "thinking",
+        "thinking": "Two numbers: use add.",
+        "signature": "c2lnbmVk",
+    }
+    assert sent[1]["type"] == "tool_use" and sent[1]["input"] == {"a": 1, "b": 2}
+
+
+async def test_a_broken_view_never_breaks_the_conversation(
+    request: Any, server: ReplayServer, registry: ToolRegistry
+) -> None:
+    class Broken(ChatView):
+        def text(self, delta: str) -> None:
+            raise ValueError("display gone")
+
+        def call_ready(self, call: Any) -> None:
+            raise ValueError("display gone")
+
+        async def run_call(self, call: Any, execute: Any) -> Any:
+            if call.arguments.get("a") == 1:
+                raise ValueError("card gone")
+            return await execute()
+
+        def end(self, reply: Any) -> None:
+            raise SystemError("footer gone")
+
+    server.add(
+        Turn(
+            text="hi",
+            tool_calls=calls(("add", '{"a": 1, "b": 1}'), ("add", '{"a": 2, "b": 2}')),
+        ),
+        Turn(text="ok"),
+    )
+    chat = make_chat("openai", request, registry, view=Broken())
+    reply = await chat.send("x")
+    assert reply.text == "ok"
+    texts = tool_texts(chat)
+    assert texts[0][1] == "Error: the call could not be shown or run: card gone"
+    assert texts[1][1] == "4"
+    assert_consistent(chat)
+
+
+async def test_one_send_at_a_time(
+    request: Any, server: ReplayServer, registry: ToolRegistry
+) -> None:
+    server.add(Turn(text="slow", delay=0.3), Turn(text="next"))
+    chat = make_chat("openai", request, registry)
+    first = asyncio.ensure_future(chat.send("a"))
+    await asyncio.sleep(0.05)
+    with pytest.raises(RuntimeError, match="already sending"):
+        await chat.send("b")
+    assert (await first).text == "slow"
+    assert (await chat.send("c")).text == "next"

@@ -131,3 +131,37 @@ def test_max_steps_flag(ip: InteractiveShell, server: ReplayServer) -> None:
     cell = run(ip, "%%chat --max-steps 1\nloop")
     assert any("Stopped after 1 steps" in t for t in texts(cell))
     assert len(server.requests) == 1
+
+
+def test_anthropic_provider_through_dshchat(
+    ip: InteractiveShell, server: ReplayServer
+) -> None:
+    run(ip, TOOLS)
+    run(ip, '%config DshChat.provider = "anthropic"')
+    run(ip, f'%config DshChat.base_url = "{server.url}"')
+    run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
+    run(ip, '%config DshChat.model = "claude-sonnet-5"')
+    server.add(
+        Turn(tool_calls=(ToolCallSpec(name="add", arguments='{"a": 2, "b": 3}'),)),
+        Turn(text="5"),
+    )
+    cell = run(ip, "%%chat\n2 + 3?")
+    assert cell.error is None, cell.error
+    assert [c["status"] for c in cell.final_cards().values()] == ["done"]
+    assert server.requests[0].path == "/v1/messages"
+    assert (
+        server.requests[1].body["messages"][-1]["content"][0]["type"] == "tool_result"
+    )
+
+
+def test_without_autoawait_there_is_one_line(
+    ip: InteractiveShell, server: ReplayServer
+) -> None:
+    configure(ip, server)
+    run(ip, "%autoawait off")
+    try:
+        cell = run(ip, "%%chat\nhi")
+    finally:
+        run(ip, "%autoawait on")
+    assert type(cell.error).__name__ == "UsageError"
+    assert "needs a running event loop" in str(cell.error)

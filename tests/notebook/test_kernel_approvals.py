@@ -120,7 +120,10 @@ def test_the_card_and_prompt_live_in_the_calling_cell(kernel: KernelHarness) -> 
     reply = kernel.collect(msg_id, timeout=10).check()
     views = reply.data("application/vnd.jupyter.widget-view+json")
     assert views, "the prompt widget was not displayed in the calling cell"
-    assert any("approval: allowed-once" in text for text in reply.data("text/plain"))
+    cards = reply.data("application/vnd.dsh.tool-card+json")
+    assert cards[-1]["approval"] == "allowed-once"
+    # The outcome shows once, in the card: no line under it repeats it.
+    assert not any("approval: " in text for text in reply.data("text/plain"))
 
 
 def test_timeout_cancels(kernel: KernelHarness) -> None:

@@ -66,7 +66,12 @@ def test_replay_matches_the_live_cards(ip: InteractiveShell, tmp_path: Path) -> 
     live = _live_session(ip, path)
     assert [c["status"] for c in live] == ["done", "done", "error", "denied"]
     assert live[0]["call"] == {"card": "terminal", "title": "$ ls"}
-    assert live[0]["result"] == {"card": "terminal", "output": "ran ls", "exitCode": 3}
+    assert live[0]["result"] == {
+        "card": "terminal",
+        "exitCode": 3,
+        "outputSpans": [["ran ls", 0]],
+        "outputStyles": [{}],
+    }
     # A fresh kernel state with the same tools: only the log carries the calls.
     ip.run_cell(f"%reload_ext {EXT}")
     ip.run_cell("%config DshConfig.trace = False")

@@ -316,10 +316,10 @@ def _tool(name: str) -> ToolDefinition:
 
 def _assert_empty(registry: ToolRegistry, service: ApprovalService) -> None:
     assert registry._globals == {}
-    assert registry._scoped == {}
-    assert registry._restrictions == {}
+    assert len(registry._scoped) == 0
+    assert len(registry._restrictions) == 0
     assert len(registry._global_guards) == 0
-    assert registry._scoped_guards == {}
+    assert len(registry._scoped_guards) == 0
     assert len(registry._change) == 0
     for seam in (registry._pre, registry._execute, registry._post, registry._result):
         assert len(seam) == 0 and seam.for_scope(None) == ()

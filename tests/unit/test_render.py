@@ -22,12 +22,11 @@ from dsh_nb.cards import (
     render_card,
 )
 from dsh_nb.cards import bundle as render
-from dsh_nb.cards import diffhtml as _diffhtml
 from dsh_nb.cards import linematch as _match
 from dsh_nb.cards.ansi import ansi_to_html_lines, strip_ansi
 from dsh_nb.cards.cardtext import fence, md_inline
 from dsh_nb.cards.escape import visible
-from dsh_nb.cards.hunks import Gap, Hunk, gap_rows, looks_binary, plan_diffs
+from dsh_nb.cards.hunks import Gap, Hunk, Skip, looks_binary, plan_diffs
 from dsh_nb.cards.linematch import AnchoredMatcher
 from dsh_nb.tools.presentation import (
     DiffCallView,
@@ -111,6 +110,10 @@ def html_of(obj: Any, **kw: Any) -> str:
     return html
 
 
+MD_OPEN = '<div class="mathjax_ignore tex2jax_ignore">\n\n'
+MD_CLOSE = "\n\n</div>\n"
+
+
 def lines(n: int, fmt: str = "line {}") -> str:
     return "".join(fmt.format(i) + "\n" for i in range(1, n + 1))
 
@@ -153,13 +156,61 @@ def test_json_payload_uses_wire_names_and_omits_absent_keys() -> None:
     assert bare == {"tool": "t", "status": "done", "isError": False}
 
 
-def test_terminal_and_diff_payloads_carry_exit_code_and_old_text() -> None:
-    term = render_card(terminal_model(exit_code=2)).data[CARD_MIME]
-    assert term["result"] == {"card": "terminal", "output": "hi\n", "exitCode": 2}
+def test_terminal_and_diff_payloads_carry_parsed_output_and_hunks() -> None:
+    term = render_card(terminal_model("\x1b[31mred\x1b[0m ok\n", exit_code=2))
+    assert term.data[CARD_MIME]["result"] == {
+        "card": "terminal",
+        "exitCode": 2,
+        "outputSpans": [["red", 1], [" ok\n", 0]],
+        "outputStyles": [{}, {"fg": "#e75c58"}],
+    }
     diff = render_card(diff_model(None, "x\n")).data[CARD_MIME]
     assert diff["result"]["diffs"] == [
-        {"path": "/p/f.txt", "oldText": None, "newText": "x\n"}
+        {
+            "path": "/p/f.txt",
+            "newFile": True,
+            "added": 1,
+            "removed": 0,
+            "rows": 1,
+            "shown": 1,
+            "hunks": [
+                {
+                    "header": "@@ -0,0 +1 @@",
+                    "oldStart": 1,
+                    "newStart": 1,
+                    "lines": ["+x"],
+                }
+            ],
+        }
     ]
+
+
+def test_a_completed_call_drops_the_pending_content_from_the_payload() -> None:
+    diff = [FileDiff(path="/p/f.txt", old_text="a\n", new_text="b\n")]
+    model = CardModel(
+        tool="edit",
+        call=DiffCallView(title="Edit f.txt", diffs=diff),
+        result=DiffResultView(diffs=diff),
+    )
+    payload = render_card(model).data[CARD_MIME]
+    assert payload["call"] == {"card": "diff", "title": "Edit f.txt"}
+    assert len(payload["result"]["diffs"]) == 1
+    pending = render_card(CardModel(tool="edit", status="pending", call=model.call))
+    assert pending.data[CARD_MIME]["call"]["diffs"][0]["hunks"][0]["lines"] == [
+        "-a",
+        "+b",
+    ]
+    generic = CardModel(
+        tool="t",
+        call=GenericCallView(
+            title="t", raw_input={"q": 1}, content=[{"type": "text", "text": "asking"}]
+        ),
+        result=GenericResultView(content=[{"type": "text", "text": "answer"}]),
+    )
+    payload = render_card(generic).data[CARD_MIME]
+    assert "content" not in payload["call"] and payload["call"]["rawInput"] == {"q": 1}
+    assert payload["result"]["content"] == [{"type": "text", "text": "answer"}]
+    assert "asking" not in render_card(generic).data["text/html"]
 
 
 def test_volatile_values_go_to_metadata_only() -> None:
@@ -593,7 +644,7 @@ def test_diff_rows_have_numbers_hunk_headers_and_three_lines_of_context() -> Non
     gap1, hunk, gap2 = plan.blocks
     assert isinstance(gap1, Gap) and (gap1.count, gap1.old_start) == (6, 0)
     assert isinstance(hunk, Hunk) and hunk.header == "@@ -7,7 +7,7 @@"
-    assert [(k, o, n, t) for k, o, n, t, _ in hunk.rows] == [
+    assert [(k, o, n, t) for k, o, n, t, _ in hunk.rows] == [  # type: ignore[misc]
         (" ", 7, 7, "line 7"),
         (" ", 8, 8, "line 8"),
         (" ", 9, 9, "line 9"),
@@ -603,45 +654,21 @@ def test_diff_rows_have_numbers_hunk_headers_and_three_lines_of_context() -> Non
         (" ", 12, 12, "line 12"),
         (" ", 13, 13, "line 13"),
     ]
-    assert isinstance(gap2, Gap) and gap2.count == 7 and gap2.included
+    assert isinstance(gap2, Gap) and gap2.count == 7
     assert (plan.added, plan.removed) == (1, 1)
 
 
-def test_diff_html_collapses_unchanged_regions_and_colours_rows() -> None:
+def test_diff_html_counts_unchanged_regions_and_colours_rows() -> None:
     old = lines(20)
     html = html_of(diff_model(old, old.replace("line 10\n", "line ten\n")))
     page = Page(html)
-    assert "@@ -7,7 +7,7 @@" in page.text
-    assert (
-        "\u22ef 6 unchanged lines" in page.text
-        and "\u22ef 7 unchanged lines" in page.text
-    )
-    assert html.count('<details class="dsh-ToolCard-gap"') == 2
+    assert "@@ -7,7 +7,7 @@  \u22ef 6 unchanged lines" in page.text
+    assert "\u22ef 7 unchanged lines" in page.text
+    assert "<details" not in html
     assert 'rgba(248, 81, 73, 0.18)">-line 10</span>' in html
     assert 'rgba(46, 160, 67, 0.18)">+line ten</span>' in html
-    assert "\n7\n8\n9\n10\n\n11\n" in page.content  # old numbers column
+    assert "\n\n7\n8\n9\n10\n\n11\n" in page.content  # old numbers column
     assert "+1" in page.text and "\u22121" in page.text
-
-
-@pytest.mark.parametrize(
-    ("old", "crlf"),
-    [
-        (lines(30), False),
-        (lines(30).replace("\n", "\r\n"), True),
-        (lines(30) + "tail <&>", False),
-        ("\t<b>\x1b[31m\n" * 30, False),
-    ],
-)
-def test_collapsed_regions_draw_like_rows(old: str, crlf: bool) -> None:
-    new = old.replace("line 15", "changed").replace("\t<b>", "\t<i>", 1)
-    (plan,) = plan_diffs([FileDiff(path="f", old_text=old, new_text=new)], CardLimits())
-    assert plan.crlf is crlf
-    gaps = [b for b in plan.blocks if isinstance(b, Gap)]
-    assert gaps and all(g.included for g in gaps)
-    for gap in gaps:
-        fast = _diffhtml._gap_table(plan, gap, not plan.crlf)
-        slow = _diffhtml._rows_table(gap_rows(plan, gap), plan.width, not plan.crlf, "")
-        assert fast == slow
 
 
 def test_separate_hunks_when_changes_are_far_apart() -> None:
@@ -686,15 +713,20 @@ def test_mixed_line_endings_mark_the_cr() -> None:
     assert "\r" not in html
 
 
-def test_missing_final_newline_is_marked() -> None:
-    card = render_card(diff_model("a\nb", "a\nc"))
-    md = card.data["text/markdown"]
-    assert "-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file" in md
-    assert "\\ No newline at end of file" in Page(card.data["text/html"]).text
-    ok = render_card(diff_model("a\nb", "a\nb\n")).data["text/markdown"]
-    assert "-b\n\\ No newline at end of file\n+b\n```" in ok
+def test_missing_final_newline_is_marked_only_where_the_sides_differ() -> None:
+    both = render_card(diff_model("a\nb", "a\nc"))
+    assert "-b\n+c\n```" in both.data["text/markdown"]
+    assert "No newline" not in both.data["text/html"]
+    assert "No newline" not in json.dumps(both.data[CARD_MIME])
+    ok = render_card(diff_model("a\nb", "a\nb\n"))
+    assert "-b\n\\ No newline at end of file\n+b\n```" in ok.data["text/markdown"]
+    assert "\\ No newline at end of file" in Page(ok.data["text/html"]).text
+    lines_json = ok.data[CARD_MIME]["result"]["diffs"][0]["hunks"][0]["lines"]
+    assert lines_json == [" a", "-b", "\\ No newline at end of file", "+b"]
     same_tail = render_card(diff_model("x\na\nb", "y\na\nb")).data["text/markdown"]
-    assert " b\n\\ No newline at end of file\n```" in same_tail
+    assert " b\n```" in same_tail and "No newline" not in same_tail
+    new_file = render_card(diff_model(None, "x")).data["text/markdown"]
+    assert "No newline" not in new_file
 
 
 @pytest.mark.parametrize(
@@ -725,14 +757,35 @@ def test_too_large_file_is_not_diffed() -> None:
     )
 
 
-def test_large_diff_is_truncated_with_a_notice() -> None:
+def test_a_truncated_rewrite_shows_the_start_of_both_sides() -> None:
     old = lines(100)
     new = lines(100, "new {}")
     card = render_card(diff_model(old, new), limits=CardLimits(max_diff_lines=50))
     html = card.data["text/html"]
     assert "diff truncated: 50 of 200 rows shown (limit 50 rows per card)" in html
-    assert html.count("-line ") == 50 and "+new " not in html
+    assert html.count("-line ") == 25 and html.count("+new ") == 25
+    assert Page(html).text.count("\u22ef 75 more rows") == 2
     assert "diff truncated" in card.data["text/markdown"]
+    hunk = card.data[CARD_MIME]["result"]["diffs"][0]["hunks"][0]
+    assert hunk["lines"][25] == {"more": 75, "old": 75, "new": 0}
+    assert hunk["lines"][-1] == {"more": 75, "old": 0, "new": 75}
+    assert hunk["lines"][26] == "+new 1"
+
+
+def test_every_hunk_shows_its_start_when_the_card_is_over_its_limit() -> None:
+    old = lines(400)
+    new = old
+    for k in range(1, 400, 40):
+        new = new.replace(f"line {k}\n", f"edit {k}\n")
+    (plan,) = plan_diffs(
+        [FileDiff(path="f", old_text=old, new_text=new)], CardLimits(max_diff_lines=40)
+    )
+    hunks = plan.hunks()
+    assert len(hunks) == 10 and 30 <= plan.shown <= 40
+    for hunk in hunks:
+        kinds = [r[0] for r in hunk.rows if not isinstance(r, Skip)]
+        assert "-" in kinds and "+" in kinds
+        assert isinstance(hunk.rows[-1], Skip)
 
 
 def test_row_budget_is_shared_by_the_files_of_a_card() -> None:
@@ -740,21 +793,22 @@ def test_row_budget_is_shared_by_the_files_of_a_card() -> None:
         FileDiff(path=f"f{i}", old_text=None, new_text=lines(30)) for i in range(3)
     ]
     plans = plan_diffs(diffs, CardLimits(max_diff_lines=50))
-    assert plans[0].truncated is None
+    assert [p.shown for p in plans] == [16, 17, 17]
     assert (
-        plans[1].truncated
-        == "diff truncated: 20 of 30 rows shown (limit 50 rows per card)"
+        plans[0].truncated
+        == "diff truncated: 16 of 30 rows shown (limit 50 rows per card)"
     )
-    assert plans[2].skipped == "not shown: the card's limit of 50 diff rows was reached"
 
 
-def test_unchanged_regions_past_the_budget_show_only_a_count() -> None:
+def test_unchanged_regions_show_only_a_count() -> None:
     old = lines(200)
     new = old.replace("line 100\n", "changed\n")
     card = render_card(diff_model(old, new), limits=CardLimits(max_diff_lines=100))
-    page = Page(card.data["text/html"])
-    assert "\u22ef 96 unchanged lines (not included)" in page.text
-    assert "\u22ef 97 unchanged lines (not included)" in page.text
+    text = " ".join(Page(card.data["text/html"]).text)
+    assert "@@ -97,7 +97,7 @@  \u22ef 96 unchanged lines" in text
+    assert "\u22ef 97 unchanged lines" in text
+    diff = card.data[CARD_MIME]["result"]["diffs"][0]
+    assert diff["hunks"][0]["gap"] == 96 and diff["after"] == 97
 
 
 def test_identical_and_empty_files() -> None:
@@ -789,25 +843,30 @@ line_lists = st.lists(
 
 
 @given(line_lists, line_lists)
-def test_planned_rows_rebuild_both_sides(a: list[str], b: list[str]) -> None:
+def test_planned_rows_and_gaps_cover_both_sides(a: list[str], b: list[str]) -> None:
     old, new = "".join(a), "".join(b)
     (plan,) = plan_diffs([FileDiff(path="f", old_text=old, new_text=new)], CardLimits())
     if plan.skipped:
         assert old == new or not new
         return
-    rows = [
-        row
-        for block in plan.blocks
-        for row in (block.rows if isinstance(block, Hunk) else gap_rows(plan, block))
-    ]
-    rebuilt_old = [(o, t) for k, o, _, t, _ in rows if k in " -"]
-    rebuilt_new = [(n, t) for k, _, n, t, _ in rows if k in " +"]
-    assert rebuilt_old == [
-        (i + 1, x.rstrip("\n")) for i, x in enumerate(old.splitlines(True))
-    ]
-    assert rebuilt_new == [
-        (i + 1, x.rstrip("\n")) for i, x in enumerate(new.splitlines(True))
-    ]
+    olds: list[tuple[int, str | None]] = []
+    news: list[tuple[int, str | None]] = []
+    for block in plan.blocks:
+        if isinstance(block, Gap):
+            olds += [(block.old_start + k + 1, None) for k in range(block.count)]
+            news += [(block.new_start + k + 1, None) for k in range(block.count)]
+            continue
+        for row in block.rows:
+            assert not isinstance(row, Skip)
+            kind, o, n, t, _ = row
+            if kind in " -":
+                olds.append((o, t))
+            if kind in " +":
+                news.append((n, t))
+    for got, text in ((olds, old), (news, new)):
+        want = [x.rstrip("\n") for x in text.splitlines(True)]
+        assert [i for i, _ in got] == list(range(1, len(want) + 1))
+        assert all(t is None or t == want[i - 1] for i, t in got)
 
 
 @given(line_lists, line_lists, st.integers(1, 30))
@@ -816,17 +875,20 @@ def test_truncation_counts_every_hunk_row(
 ) -> None:
     diff = [FileDiff(path="f", old_text="".join(a), new_text="".join(b))]
     (full,) = plan_diffs(diff, CardLimits())
-    total = sum(len(h.rows) for h in full.blocks if isinstance(h, Hunk))
+    total = sum(h.shown for h in full.hunks())
     (cut,) = plan_diffs(diff, CardLimits(max_diff_lines=limit))
-    shown = sum(len(h.rows) for h in cut.blocks if isinstance(h, Hunk))
-    assert shown == min(total, limit)
+    shown = sum(h.shown for h in cut.hunks())
+    hidden = sum(s.rows for h in cut.hunks() for s in h.rows if isinstance(s, Skip))
+    assert shown == cut.shown <= min(total, limit) and cut.total == total
     if total > limit:
-        assert cut.truncated == (
-            f"diff truncated: {limit:,} of {total:,} rows shown "
+        assert cut.truncated is not None and cut.truncated.startswith(
+            f"diff truncated: {shown:,} of {total:,} rows shown "
             f"(limit {limit:,} rows per card)"
         )
+        later = total - sum(h.total for h in cut.hunks())
+        assert shown + hidden + later == total
     else:
-        assert cut.truncated is None
+        assert cut.truncated is None and hidden == 0
 
 
 @given(line_lists, line_lists)
@@ -892,7 +954,7 @@ def test_console_fence_strips_trailing_newlines_and_escapes() -> None:
     ]
     assert "```console\nhi\n```" in md
     assert md.startswith(
-        "#### \u25b6 echo hi\n\n*done \u00b7 exit 0 \u00b7 tool\\: bash*"
+        MD_OPEN + "#### \u25b6 echo hi\n\n*done \u00b7 exit 0 \u00b7 tool\\: bash*"
     )
     assert "\x1b" not in md
     empty = render_card(terminal_model("")).data["text/markdown"]
@@ -911,12 +973,12 @@ def test_markdown_titles_are_literal() -> None:
         "\\[a\\]\\(javascript\\:x\\) \\<b\\> \\*c\\* d"
     )
     md = render_card(GenericCallView(title="# <img src=x>")).data["text/markdown"]
-    assert md.startswith("#### \u25c6 \\# \\<img src\\=x\\>\n")
+    assert md.startswith(MD_OPEN + "#### \u25c6 \\# \\<img src\\=x\\>\n")
 
 
 def test_generic_markdown_fences_content_and_input() -> None:
     md = render_card(generic_model()).data["text/markdown"]
-    assert md == "#### \u25c6 add\n\n*done*\n\n```text\n3\n```\n"
+    assert md == MD_OPEN + "#### \u25c6 add\n\n*done*\n\n```text\n3\n```" + MD_CLOSE
     pending = render_card(GenericCallView(title="t", raw_input={"q": 1})).data[
         "text/markdown"
     ]

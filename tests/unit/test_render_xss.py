@@ -279,12 +279,19 @@ def test_markdown_part_renders_no_markup(name: str, payload: str) -> None:
         ),
     )
     for m in (model, terminal, diff):
-        rendered = mistune.html(render_card(m).data["text/markdown"])
+        markdown = render_card(m).data["text/markdown"]
+        # Our one wrapper opts the part out of MathJax; the rest is literal.
+        assert markdown.startswith(MD_OPEN) and markdown.endswith(MD_CLOSE)
+        rendered = mistune.html(markdown[len(MD_OPEN) : -len(MD_CLOSE)])
         seen = Tags()
         seen.feed(rendered)
         seen.close()
         assert seen.tags <= {"h4", "p", "em", "pre", "code", "ul", "li"}, rendered
         assert seen.attrs <= {("code", "class")}, rendered
+
+
+MD_OPEN = '<div class="mathjax_ignore tex2jax_ignore">\n\n'
+MD_CLOSE = "\n\n</div>\n"
 
 
 class Tags(HTMLParser):

@@ -73,6 +73,8 @@ CASES = cases()
 
 def show_all() -> None:
     """Display one diff card per case."""
+    from cardjson import payload  # next to this file, as the notebook runs
+
     for name, old, new in CASES:
         card = {
             "tool": "edit_file",
@@ -87,4 +89,4 @@ def show_all() -> None:
                 ],
             },
         }
-        display({MIME: card, "text/plain": name}, raw=True)  # type: ignore[no-untyped-call]
+        display({MIME: payload(card), "text/plain": name}, raw=True)  # type: ignore[no-untyped-call]
