@@ -22,6 +22,7 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
     text_result,
 )
+from dsh_nb.tools.resultsize import bound_result
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -337,7 +338,9 @@ class LiveCall:
         self.outcome = outcome
         if outcome.approval is not None:
             self._approval = outcome.approval
-        self._result_view = state.presenter.present_result(self.call_id, result)
+        # The card keeps a bounded copy; the caller gets the result whole.
+        shown, _ = bound_result(result, state.config.max_result_bytes)
+        self._result_view = state.presenter.present_result(self.call_id, shown)
         self._result = result
         self._leave(opened)
         self._finish(classify(outcome))
