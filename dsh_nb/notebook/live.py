@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.notebook import interrupt
 from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
@@ -101,7 +102,10 @@ class LiveCall:
         self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
-        self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
+        with interrupt.watch(), interrupt.presenting():
+            self._call_view = state.presenter.present_call(
+                call_id, name, arguments, agent
+            )
         self._result_view: Any = None
         self._handle: DisplayHandle | None = None
         self._flush_handle: asyncio.Handle | None = None
@@ -296,12 +300,12 @@ class LiveCall:
                 asyncio.get_running_loop()
             except RuntimeError:
                 return self  # started by the first await instead
-            self._task = asyncio.ensure_future(self._run())
+            self._task = interrupt.adopt(asyncio.ensure_future(self._run()))
         return self
 
     def __await__(self) -> Generator[Any, None, ToolExecutionResult]:
         if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
+            self._task = interrupt.adopt(asyncio.ensure_future(self._run()))
         return self._task.__await__()
 
     def _mark_running(self) -> None:
@@ -311,6 +315,10 @@ class LiveCall:
         self._trace = records
 
     async def _run(self) -> ToolExecutionResult:
+        with interrupt.watch():
+            return await self._run_watched()
+
+    async def _run_watched(self) -> ToolExecutionResult:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
         opened = journal.enter_turn(session)
@@ -327,12 +335,18 @@ class LiveCall:
                     signal=self.signal,
                 )
             )
-        except BaseException:
+        except BaseException as exc:
             # An interrupt or a cancelled cell: no result (the core journals
             # tool/cancelled), and the card says so.
             state.presenter.forget(self.call_id)
             self._leave(opened)
             self._finish("cancelled")
+            if isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
+                # Raised by a tool or a listener: in a task it would leave
+                # the event loop and end the kernel. The call is cancelled.
+                raise asyncio.CancelledError(
+                    f"call {self.call_id!r} was interrupted ({type(exc).__name__})"
+                ) from exc
             raise
         result, outcome = run.result, run.outcome
         self.outcome = outcome
@@ -340,7 +354,8 @@ class LiveCall:
             self._approval = outcome.approval
         # The card keeps a bounded copy; the caller gets the result whole.
         shown, _ = bound_result(result, state.config.max_result_bytes)
-        self._result_view = state.presenter.present_result(self.call_id, shown)
+        with interrupt.presenting():
+            self._result_view = state.presenter.present_result(self.call_id, shown)
         self._result = result
         self._leave(opened)
         self._finish(classify(outcome))
