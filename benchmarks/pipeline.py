@@ -1,4 +1,4 @@
-"""Per-call cost of the full pipeline, next to langchain-core and the MCP SDK.
+"""Per-call cost of the full pipeline, next to pydantic and the SDKs' tools.
 
 Run: ``python benchmarks/pipeline.py``. Prints median µs per call (rows timed
 round-robin in this process's CPU time, so machine noise hits them alike)
@@ -8,6 +8,13 @@ post-execute listener and 2 observers, on a bare registry and on one set up
 as the notebook's (a trace observer, calls by an agent, so the core also
 traces and journals); the peers where installed; and how the per-call cost
 changes from 1 to 1,000 registered tools.
+
+Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
+rows include the pydantic validation and conversion ``@tool`` builds; their
+notes say so. Beside them, in the same run: pydantic's ``validate_call`` on
+the same functions (validation alone, no pipeline), openai-agents'
+``FunctionTool.on_invoke_tool`` (its input is a JSON string), the MCP SDK
+server's ``call_tool`` and langchain-core.
 """
 
 from __future__ import annotations
@@ -34,11 +41,16 @@ from _common import (
     table,
     yardstick,
 )
+from compare import openai_agents_cases
 
 from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
 OURS = "dsh_nb full pipeline"
+SIGNATURE = {
+    "add": "signature tool: @tool def add(a: int, b: int), pydantic strict",
+    "profile": "signature tool: 10 fields, 2 dataclasses, Literal",
+}
 TRACED = "dsh_nb, kernel-style registry"
 YARDSTICK = "yardstick"
 
@@ -53,13 +65,17 @@ def main() -> None:
     kernel, agent = kernel_registry()
     bare = ToolRegistry()
     bare.register(tool(add))
-    cases = [Case(OURS, n, ours(registry, n, a), True) for n, a in TOOLS]
+    cases = [Case(OURS, n, ours(registry, n, a), True, SIGNATURE[n]) for n, a in TOOLS]
     cases += [
         Case(TRACED, n, ours(kernel, n, a, agent), True, "trace + journal")
         for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
     missing: list[tuple[str, str, float | None, str]] = []
+    cases += validate_call_cases()
+    agents_cases, agents_missing = openai_agents_cases()
+    cases += agents_cases
+    missing += agents_missing
     lc = langchain_tools()
     for name, args in TOOLS:
         label = "langchain-core StructuredTool.invoke"
@@ -116,6 +132,26 @@ def main() -> None:
     scaled = interleaved(scale, rounds=max(1, rounds // 2), clock=time.process_time)
     for count, us in zip(counts, scaled, strict=True):
         print(f"  {count:>5} tools: {us:.1f} µs")
+
+
+def validate_call_cases() -> list[Case]:
+    """pydantic's own decorator on the same functions: validation, then call."""
+    import pydantic
+    from _common import profile
+
+    out = []
+    for name, fn, args in (("add", add, ADD_ARGS), ("profile", profile, PROFILE_ARGS)):
+        checked = pydantic.validate_call(fn)
+        out.append(
+            Case(
+                "pydantic validate_call",
+                name,
+                lambda c=checked, a=args: c(**a),
+                False,
+                f"pydantic {pydantic.VERSION}, lax; no pipeline",
+            )
+        )
+    return out
 
 
 if __name__ == "__main__":

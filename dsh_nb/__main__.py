@@ -1,9 +1,30 @@
-"""``python -m dsh_nb demo``: the headless tour."""
+"""``python -m dsh_nb demo | mcp-bridge | mcp-config``."""
 
 from __future__ import annotations
 
 import sys
 
-from dsh_nb.demo import main
 
-sys.exit(main())
+def _main(argv: list[str]) -> int:
+    command = argv[:1]
+    if command == ["mcp-bridge"]:
+        from dsh_nb.mcp.bridge import main as bridge
+
+        return bridge(argv[1:])
+    if command == ["mcp-config"]:
+        from dsh_nb.mcp.bridge import print_config
+
+        return print_config(argv[1:])
+    from dsh_nb.demo import main
+
+    if command != ["demo"]:
+        print(
+            "usage: python -m dsh_nb demo | mcp-bridge [--kernel NAME | --latest]"
+            " | mcp-config [--kernel NAME | --latest]",
+            file=sys.stderr,
+        )
+        return 2
+    return main(argv)
+
+
+sys.exit(_main(sys.argv[1:]))

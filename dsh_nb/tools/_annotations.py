@@ -10,6 +10,7 @@ pydantic refuses before Python 3.12, as ``typing_extensions`` ones.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import sys
 import types
@@ -114,10 +115,17 @@ def accepts_none(tp: Any) -> bool:
 
 
 def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
-    """Rebuild ``typing.TypedDict`` classes, which pydantic refuses before 3.12."""
-    if sys.version_info >= (3, 12):
+    """Rebuild ``typing.TypedDict`` classes, which pydantic refuses before 3.12.
+
+    Also guards enums with ``int`` values: pydantic takes JSON ``true`` for
+    the member ``1``, which the schema (``"type": "integer"``) refuses.
+    """
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if any(type(m.value) is int for m in tp):
+            return _no_bools(tp)
         return tp
-    if isinstance(tp, type) and typing.is_typeddict(tp):
+    old_python = sys.version_info < (3, 12)
+    if old_python and isinstance(tp, type) and typing.is_typeddict(tp):
         if tp in done:
             return done[tp]
         import typing_extensions as te
@@ -157,6 +165,19 @@ def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
     except AttributeError:
         generic: Any = origin
         return generic[new] if isinstance(origin, type) else tp
+
+
+def _no_bools(tp: type) -> Any:
+    from pydantic import BeforeValidator
+    from pydantic_core import PydanticCustomError
+
+    def refuse(value: Any) -> Any:
+        if type(value) is bool:
+            raise PydanticCustomError("enum", "Input should be a member of the enum")
+        return value
+
+    annotated: Any = typing.Annotated
+    return annotated[tp, BeforeValidator(refuse)]
 
 
 def classes(tp: Any, out: dict[str, type], depth: int = 0) -> None:

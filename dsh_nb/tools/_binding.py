@@ -33,7 +33,9 @@ from dsh_nb.tools.signature import SignaturePlan
 __all__ = ["bind"]
 
 _MISSING: Final = object()
-_WHOLE_FLOAT_ERRORS: Final = frozenset({"int_type", "int_from_float", "literal_error"})
+_WHOLE_FLOAT_ERRORS: Final = frozenset(
+    {"int_type", "int_from_float", "literal_error", "enum"}
+)
 
 
 def _patched(args: Any, keys: list[int | str], value: int) -> Any:

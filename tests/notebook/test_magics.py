@@ -249,7 +249,10 @@ def test_tools_exports(ip: InteractiveShell) -> None:
     assert json.loads(shown["text/plain"]) == bound
     assert shown["text/plain"].startswith('[\n  {\n    "type": "function"')
     html = shown["text/html"]
-    assert html.startswith('<pre class="dsh-JsonListing"') and "&quot;add&quot;" in html
+    assert (
+        html.startswith('<pre class="dsh-JsonListing mathjax_ignore')
+        and "&quot;add&quot;" in html
+    )
     assert json.loads(unescape(html.split(">", 1)[1].rsplit("</pre>", 1)[0])) == bound
     assert "one format" in usage_error(run(ip, "%tools --json --openai"))
 
