@@ -91,7 +91,7 @@ def test_redefine_and_call_forms(kernel: KernelHarness) -> None:
 
 
 def test_bad_cells_fail_with_one_line(kernel: KernelHarness) -> None:
-    reply = kernel.execute("%%tool\ndef f(a: object) -> str:\n    return ''\n")
+    reply = kernel.execute("%%tool\ndef f(a: type) -> str:\n    return ''\n")
     assert reply.status == "error"
     assert reply.content["ename"] == "UsageError"
     assert reply.content["traceback"] == []
