@@ -71,7 +71,9 @@ class KernelState:
     def __init__(self, shell: InteractiveShell | None, config: DshConfig) -> None:
         self.shell = shell
         self.config = config
-        self.registry = ToolRegistry()
+        # Sync tool bodies run in worker threads: the kernel's loop stays
+        # free for approvals, other cells' calls and servers meanwhile.
+        self.registry = ToolRegistry(sync_tools="thread")
         self.registry.approval = ApprovalService(policy=config.approval_policy)
         self.agent = Agent("notebook", cwd=os.getcwd())
         config.session = self.agent.session
@@ -115,6 +117,8 @@ class KernelState:
             undo()
         self.tools.clear()
         self.listeners.clear()
+        if self.registry.threads is not None:
+            self.registry.threads.shutdown()
         self.config.session = None
 
     def _install_timeout(self, default_ms: float | None) -> None:

@@ -214,13 +214,21 @@ def test_stop_while_a_tool_runs_answers_it_cancelled(
     requests = len(server.requests)
     msg_id = kernel.execute_async("%%chat --new\nAdd, then sleep")
     kernel.wait_for(
-        lambda: any(
-            m["msg_type"] == "update_display_data"
-            and m["content"]["data"].get(CARD_MIME, {}).get("status") == "running"
-            for m in kernel.messages(msg_id)
+        lambda: (
+            any(
+                m["msg_type"] == "update_display_data"
+                and m["content"]["data"].get(CARD_MIME, {}).get("status") == "running"
+                and m["content"]["data"][CARD_MIME].get("tool") == "slow"
+                for m in kernel.messages(msg_id)
+            )
+            and any(
+                m["msg_type"] == "update_display_data"
+                and m["content"]["data"].get(CARD_MIME, {}).get("status") == "done"
+                for m in kernel.messages(msg_id)
+            )
         ),
         timeout=15,
-        what="the slow tool running",
+        what="add done and the slow tool running",
     )
     kernel.interrupt()
     reply = kernel.collect(msg_id, timeout=10)
