@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
+from dsh_nb.cards.escape import esc
 from dsh_nb.tools.jsonvalue import compact_json, format_number, to_plain
 
 __all__ = [
+    "NO_TEX",
     "JsonListing",
     "Table",
     "ToolSpec",
@@ -22,6 +23,9 @@ __all__ = [
     "parameters_summary",
 ]
 
+# JupyterLab typesets "$...$" in HTML outputs; tool text (docstrings,
+# names) must stay text, so every listing opts out as the cards do.
+NO_TEX = "mathjax_ignore tex2jax_ignore"
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 _PRE = "margin:0;white-space:pre;overflow-x:auto;user-select:text"
 
@@ -93,17 +97,19 @@ class Table:
 
     def _html(self) -> str:
         if not self.rows:
-            return f"<p><b>{escape(self.title)}</b>: {escape(self.empty)}</p>"
-        head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in self.columns)
+            return (
+                f'<p class="{NO_TEX}"><b>{esc(self.title)}</b>: {esc(self.empty)}</p>'
+            )
+        head = "".join(f'<th style="{_CELL}">{esc(c)}</th>' for c in self.columns)
         rows = "".join(
             "<tr>"
-            + "".join(f'<td style="{_CELL}"><code>{escape(c)}</code></td>' for c in r)
+            + "".join(f'<td style="{_CELL}"><code>{esc(c)}</code></td>' for c in r)
             + "</tr>"
             for r in self.rows
         )
         return (
-            f'<table class="dsh-Table"><caption style="text-align:left">'
-            f"<b>{escape(self.title)}</b></caption><thead><tr>{head}</tr></thead>"
+            f'<table class="dsh-Table {NO_TEX}"><caption style="text-align:left">'
+            f"<b>{esc(self.title)}</b></caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{rows}</tbody></table>"
         )
 
@@ -134,7 +140,7 @@ class JsonListing(list[Any]):
         self, include: Any = None, exclude: Any = None
     ) -> dict[str, Any]:
         text = self._text()
-        html = f'<pre class="dsh-JsonListing" style="{_PRE}">{escape(text)}</pre>'
+        html = f'<pre class="dsh-JsonListing {NO_TEX}" style="{_PRE}">{esc(text)}</pre>'
         return {"text/plain": text, "text/html": html}
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
@@ -173,12 +179,12 @@ class ToolSpec:
         plain.append(f"  parameters: {parameters_summary(self.parameters)}")
         plain.append(self._schema())
         html = (
-            '<div class="dsh-ToolSpec"><p>tool <b><code>'
-            f"{escape(self.name)}</code></b> registered{escape(notes)}</p>"
-            + (f"<p>{escape(self.description)}</p>" if self.description else "")
+            f'<div class="dsh-ToolSpec {NO_TEX}"><p>tool <b><code>'
+            f"{esc(self.name)}</code></b> registered{esc(notes)}</p>"
+            + (f"<p>{esc(self.description)}</p>" if self.description else "")
             + "<details><summary>JSON Schema: "
-            f"<code>{escape(parameters_summary(self.parameters))}</code></summary>"
-            f"<pre>{escape(self._schema())}</pre></details></div>"
+            f"<code>{esc(parameters_summary(self.parameters))}</code></summary>"
+            f"<pre>{esc(self._schema())}</pre></details></div>"
         )
         return {"text/plain": "\n".join(plain), "text/html": html}
 

@@ -18,8 +18,8 @@ __all__ = ["pending_approvals"]
 def pending_approvals() -> list[ApprovalPrompt]:
     """Every pending approval prompt, oldest first.
 
-    Each has ``.tool_name``, ``.call_id``, ``.reason``, ``.approve()`` and
-    ``.reject()``.
+    Each has ``.tool_name``, ``.call_id``, ``.reason``, ``.approve()``,
+    ``.allow_for_session()`` and ``.reject()``.
 
     Examples
     --------

@@ -16,12 +16,12 @@ on a subshell), so every settle runs on the prompt's event loop through
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
+from dsh_nb.cards.escape import esc, visible
 from dsh_nb.notebook.frontend import RequestOrigin
 from dsh_nb.tools.approval import ApprovalOutcome
 
@@ -42,6 +42,7 @@ _SUMMARIES: Final = {
     "cancelled": "cancelled",
     "unavailable": "unavailable",
 }
+_NO_TEX: Final = "mathjax_ignore tex2jax_ignore"
 _log = logging.getLogger(__name__)
 
 AnswerCallback = Callable[[ApprovalOutcome], object]
@@ -90,12 +91,18 @@ class ApprovalPrompt:
             self._bind(asyncio.get_running_loop())
         except RuntimeError:
             pass
-        asked = f"<b>Approve tool call?</b> <code>{html.escape(tool_name)}</code>"
+        # esc() shows bidi overrides and controls as [U+202E], as the card
+        # does: a tool name cannot reorder what the person approves.
+        asked = f"<b>Approve tool call?</b> <code>{esc(tool_name)}</code>"
         if reason:
-            asked += f": {html.escape(reason)}"
+            asked += f": {esc(reason)}"
         import ipywidgets as widgets  # on first prompt: keeps %load_ext fast
 
-        self.header = widgets.HTML(value=asked + details)
+        # The class keeps MathJax off tool text ("$x$" in a reason).
+        self.header = widgets.HTML(
+            value=f'<div class="{_NO_TEX}">{asked}{details}</div>'
+        )
+        tool_name = visible(tool_name)
         self.allow_button = widgets.Button(
             description=ALLOW_LABEL,
             button_style="success",
@@ -265,6 +272,6 @@ class ApprovalPrompt:
         ):
             button.on_click(handler, remove=True)
             button.disabled = True
-        self.message.value = f"<i>{html.escape(self.summary())}</i>"
+        self.message.value = f'<i class="{_NO_TEX}">{esc(self.summary())}</i>'
         if future is not None and not future.done():
             future.set_result(outcome)

@@ -186,12 +186,18 @@ def _conversation(
     from dsh_nb.notebook.chatreplay import conversation_items, load_messages
     from dsh_nb.notebook.chatview import safe_markdown
 
-    by_id = {e.call_id: e for e in entries}
+    # Some servers reuse call ids (llama.cpp's "call_0"): pair in order.
+    by_id: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        by_id.setdefault(entry.call_id, []).append(entry)
     cards = []
     for kind, item in conversation_items(load_messages(messages)):
         if kind == "call":
             call_id, name, _ = item
-            entry = by_id.get(call_id) or _Entry(str(call_id), str(name or ""), None)
+            queue = by_id.get(call_id)
+            entry = (
+                queue.pop(0) if queue else _Entry(str(call_id), str(name or ""), None)
+            )
             card = _card(entry, presenter, cwd)
             cards.append(card)
             bundle: Any = card

@@ -173,3 +173,34 @@ def test_models_imports_no_jupyter_and_no_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("header", ["authorization", "x-api-key", None])
+def test_replay_server_requires_its_token(
+    server: ReplayServer, header: str | None
+) -> None:
+    import urllib.error
+    import urllib.request
+
+    server.add(Turn(text="hi"), Turn(text="hi"))
+    body = json.dumps({"model": "m", "messages": []}).encode()
+
+    def post(headers: dict[str, str]) -> int:
+        req = urllib.request.Request(
+            f"{server.openai_url}/chat/completions", body, headers
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=5) as resp:
+                return int(resp.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    assert server.url.startswith("http://127.0.0.1:")
+    wrong = {"authorization": "Bearer nope", "x-api-key": "nope"}
+    right = {"authorization": f"Bearer {server.token}", "x-api-key": server.token}
+    if header is None:
+        assert post({}) == 401
+    else:
+        assert post({header: wrong[header]}) == 401
+        assert post({header: right[header]}) == 200
+        assert server.token not in json.dumps(dict(server.requests[-1].headers))

@@ -275,6 +275,18 @@ async def test_tool_name_and_reason_are_escaped() -> None:
     assert "&lt;script&gt;" in prompt.header.value
 
 
+async def test_bidi_and_control_characters_in_the_header_are_made_visible() -> None:
+    prompt = ApprovalPrompt("rm\u202e\u2066txt.exe", reason="ok\x1b[2J \u202d$x$")
+    header = prompt.header.value
+    assert "rm[U+202E][U+2066]txt.exe" in header
+    assert "ok[U+001B][2J [U+202D]$x$" in header
+    assert not any(c in header for c in "\u202e\u2066\u202d\x1b")
+    assert 'class="mathjax_ignore tex2jax_ignore"' in header
+    assert "[U+202E]" in prompt.allow_button.tooltip
+    prompt.reject()
+    assert "[U+202E]" in prompt.message.value and "\u202e" not in prompt.message.value
+
+
 def open_widgets() -> int:
     from ipywidgets.widgets.widget import _instances
 

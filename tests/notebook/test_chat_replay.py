@@ -126,3 +126,41 @@ def test_model_markdown_carries_no_live_html(name: str, payload: str) -> None:
             assert not re.match(
                 r"\s*(javascript|vbscript|data):", href.group(1), re.I
             ), rendered
+
+
+def test_replay_pairs_reused_call_ids_in_order(
+    server: ReplayServer, tmp_path: Path
+) -> None:
+    # Some servers number calls per response ("call_0" every time).
+    for ip in fresh_shell():
+        run(ip, TOOLS)
+        run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
+        run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
+        run(ip, '%config DshChat.model = "replay-model"')
+        server.add(
+            Turn(
+                tool_calls=(
+                    ToolCallSpec(name="add", arguments='{"a": 1}', call_id="call_0"),
+                )
+            ),
+            Turn(
+                tool_calls=(
+                    ToolCallSpec(name="add", arguments='{"a": 2}', call_id="call_0"),
+                )
+            ),
+            Turn(text="1 then 2"),
+        )
+        run(ip, "%%chat\ncount")
+        log = tmp_path / "s.jsonl"
+        run(ip, f"%tool_log --save {log}")
+        cell = run(
+            ip,
+            "import dsh_nb\nfrom dsh_nb.notebook.chatmagic import kernel_chat\n"
+            f"_ = dsh_nb.replay({str(log)!r}, messages=kernel_chat())",
+        )
+        results = [
+            o["data"][CARD_MIME]["result"]
+            for o in cell.outputs
+            if CARD_MIME in o["data"]
+        ]
+        assert [r["content"][0]["text"] for r in results] == ["1", "2"]
