@@ -11,10 +11,12 @@ and trace durations go to the display metadata.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from dsh_nb.notebook import interrupt
 from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal
 from dsh_nb.tools.execution import (
@@ -22,6 +24,8 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
     text_result,
 )
+from dsh_nb.tools.presentation import GenericResultView
+from dsh_nb.tools.resultsize import bound_result
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -54,6 +58,20 @@ def card_status(status: str) -> str:
 def classify(outcome: ToolOutcome) -> str:
     """A finished call's card status: the core's outcome, named for cards."""
     return card_status(outcome.status)
+
+
+STILL_RUNNING: Final = (
+    "The tool's body may still be running in a worker thread; "
+    "its late result will be dropped."
+)
+
+
+def still_running(view: Any) -> Any:
+    """Add the "may still be running" line to a generic result view."""
+    if isinstance(view, GenericResultView) and view.content is not None:
+        note = {"type": "text", "text": STILL_RUNNING}
+        return dataclasses.replace(view, content=[*view.content, note])
+    return view
 
 
 def _update(handle: DisplayHandle, obj: object, **kwargs: Any) -> None:
@@ -100,7 +118,10 @@ class LiveCall:
         self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
-        self._call_view = state.presenter.present_call(call_id, name, arguments, agent)
+        with interrupt.watch(), interrupt.presenting():
+            self._call_view = state.presenter.present_call(
+                call_id, name, arguments, agent
+            )
         self._result_view: Any = None
         self._handle: DisplayHandle | None = None
         self._flush_handle: asyncio.Handle | None = None
@@ -295,12 +316,12 @@ class LiveCall:
                 asyncio.get_running_loop()
             except RuntimeError:
                 return self  # started by the first await instead
-            self._task = asyncio.ensure_future(self._run())
+            self._task = interrupt.adopt(asyncio.ensure_future(self._run()))
         return self
 
     def __await__(self) -> Generator[Any, None, ToolExecutionResult]:
         if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
+            self._task = interrupt.adopt(asyncio.ensure_future(self._run()))
         return self._task.__await__()
 
     def _mark_running(self) -> None:
@@ -310,6 +331,10 @@ class LiveCall:
         self._trace = records
 
     async def _run(self) -> ToolExecutionResult:
+        with interrupt.watch():
+            return await self._run_watched()
+
+    async def _run_watched(self) -> ToolExecutionResult:
         state, session = self._state, self.agent.session
         state.live_calls[self.call_id] = self
         opened = journal.enter_turn(session)
@@ -326,18 +351,28 @@ class LiveCall:
                     signal=self.signal,
                 )
             )
-        except BaseException:
+        except BaseException as exc:
             # An interrupt or a cancelled cell: no result (the core journals
             # tool/cancelled), and the card says so.
             state.presenter.forget(self.call_id)
             self._leave(opened)
             self._finish("cancelled")
+            if isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
+                # Raised by a tool or a listener: in a task it would leave
+                # the event loop and end the kernel. The call is cancelled.
+                raise asyncio.CancelledError(
+                    f"call {self.call_id!r} was interrupted ({type(exc).__name__})"
+                ) from exc
             raise
         result, outcome = run.result, run.outcome
         self.outcome = outcome
         if outcome.approval is not None:
             self._approval = outcome.approval
-        self._result_view = state.presenter.present_result(self.call_id, result)
+        # The card keeps a bounded copy; the caller gets the result whole.
+        shown, _ = bound_result(result, state.config.max_result_bytes)
+        with interrupt.presenting():
+            view = state.presenter.present_result(self.call_id, shown)
+        self._result_view = still_running(view) if outcome.body_running else view
         self._result = result
         self._leave(opened)
         self._finish(classify(outcome))

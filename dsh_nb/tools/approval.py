@@ -156,8 +156,12 @@ async def _contained(answer: Callable[[], Awaitable[object]]) -> object:
     """
     try:
         return await answer()
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except asyncio.CancelledError:
         raise
+    except KeyboardInterrupt:
+        # An answerer that was interrupted: in this sub-task the interrupt
+        # would leave the event loop and end the kernel; the ask is cancelled.
+        return "cancelled"
     except BaseException:  # noqa: BLE001 - a broken answerer never escapes
         return "unavailable"
 

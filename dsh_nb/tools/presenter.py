@@ -11,6 +11,7 @@ arrive as the logged JSON text.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import logging
@@ -46,6 +47,11 @@ __all__ = [
 ]
 
 _log = logging.getLogger("dsh_nb.tools.presenter")
+
+# A presenter that raises anything else (SystemExit, KeyboardInterrupt, a
+# BaseException of its own) falls back like one raising an Exception; only
+# cancellation (an interrupt delivered as CancelledError) goes through.
+_ESCAPES = (asyncio.CancelledError,)
 
 _CALL_VIEWS = (GenericCallView, TerminalCallView, DiffCallView)
 _RESULT_VIEWS = (GenericResultView, TerminalResultView, DiffResultView)
@@ -175,7 +181,9 @@ class ToolPresenter:
         view: ToolCallView | None = None
         try:
             view = self._call_view(name, parsed, agent)
-        except Exception as exc:  # noqa: BLE001 - a broken presenter never breaks a UI
+        except _ESCAPES:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a broken presenter never breaks a UI
             self._report(
                 f'dsh_nb: tool "{name}" presentCall threw, '
                 f"using generic presentation: {error_message(exc)}"
@@ -202,7 +210,9 @@ class ToolPresenter:
         view: ToolResultView | None = None
         try:
             view = self._result_view(entry, result)
-        except Exception as exc:  # noqa: BLE001 - a broken presenter never breaks a UI
+        except _ESCAPES:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a broken presenter never breaks a UI
             self._report(
                 f'dsh_nb: tool "{entry.name}" presentResult threw, '
                 f"using raw result: {error_message(exc)}"

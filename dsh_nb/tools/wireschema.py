@@ -45,20 +45,6 @@ class StrictSchemaError(ValueError):
     """A parameter schema OpenAI's strict mode cannot express; names where."""
 
 
-def _children(node: dict[str, Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    props = node.get("properties")
-    if isinstance(props, dict):
-        out.extend(v for v in props.values() if isinstance(v, dict))
-    for key in _SCHEMA_ONE:
-        if isinstance(node.get(key), dict):
-            out.append(node[key])
-    for key in _SCHEMA_LISTS:
-        if isinstance(node.get(key), list):
-            out.extend(v for v in node[key] if isinstance(v, dict))
-    return out
-
-
 def _ref_name(node: Mapping[str, Any]) -> str | None:
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
@@ -159,7 +145,8 @@ def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
     ------
     StrictSchemaError
         For what strict mode cannot express: free-form objects
-        (``dict[str, X]``, ``**kwargs``), ``Any``, tuples.
+        (``dict[str, X]``, ``**kwargs``), ``Any``, tuples, arrays without
+        ``items``.
     """
     schema = copy.deepcopy(dict(parameters))
     problems: list[str] = []
@@ -176,6 +163,9 @@ def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
         if not any(k in node for k in ("type", "anyOf", "$ref", "enum", "const")):
             problems.append(f'"{path}" accepts any value')
         kind = node.get("type")
+        no_items = not isinstance(node.get("items"), dict)
+        if kind == "array" and no_items and "prefixItems" not in node:
+            problems.append(f'"{path}" is an array of any values')
         is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
         if is_object:
             extra = node.get("additionalProperties")

@@ -338,18 +338,20 @@ class KernelHarness:
         metadata: Mapping[str, Any] | None = None,
         store_history: bool = True,
         stop_on_error: bool = True,
+        allow_stdin: bool = False,
     ) -> str:
         """Send an execute request without waiting; return its msg_id.
 
         ``metadata`` becomes the request's metadata, e.g. ``{"cellId": ...}``
-        as JupyterLab sends it.
+        as JupyterLab sends it. ``allow_stdin`` lets ``input()`` ask (nobody
+        answers it).
         """
         content = {
             "code": code,
             "silent": False,
             "store_history": store_history,
             "user_expressions": {},
-            "allow_stdin": False,
+            "allow_stdin": allow_stdin,
             "stop_on_error": stop_on_error,
         }
         return self._send("execute_request", content, metadata=metadata)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Callable
@@ -281,9 +282,20 @@ def test_async_presenter_is_rejected_and_its_coroutine_closed() -> None:
     ]
 
 
-def test_base_exceptions_are_not_swallowed() -> None:
-    presenter, _, _, _ = setup(call_return=KeyboardInterrupt())
-    with pytest.raises(KeyboardInterrupt):
+@pytest.mark.parametrize(
+    "exc", [KeyboardInterrupt(), SystemExit(3), GeneratorExit(), BaseException("x")]
+)
+def test_base_exceptions_fall_back_too(exc: BaseException) -> None:
+    # Issue 15 item 2: nothing a presenter raises may end the kernel.
+    presenter, _, _, errors = setup(call_return=exc)
+    assert presenter.present_call("c1", "t", "{}") == generic_call("t", {})
+    assert len(errors) == 1 and "presentCall threw" in errors[0]
+
+
+def test_cancellation_is_not_swallowed() -> None:
+    # An interrupt reaches a stuck presenter as CancelledError: it must end it.
+    presenter, _, _, _ = setup(call_return=asyncio.CancelledError())
+    with pytest.raises(asyncio.CancelledError):
         presenter.present_call("c1", "t", "{}")
 
 

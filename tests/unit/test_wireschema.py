@@ -113,6 +113,7 @@ def test_strict_keeps_enums_nullable_by_wrapping() -> None:
         (dict[str, float], '"x" is an object without fixed properties'),
         (Any, '"x" accepts any value'),
         (tuple[int, str], '"x" is a tuple'),
+        (list, '"x[]" accepts any value'),
     ],
 )
 def test_strict_refuses_what_it_cannot_express(annotation: Any, problem: str) -> None:
@@ -125,6 +126,13 @@ def test_strict_refuses_what_it_cannot_express(annotation: Any, problem: str) ->
     assert str(info.value) == (
         f"tool 'f' cannot be exported for OpenAI strict mode: {problem}"
     )
+
+
+def test_strict_refuses_a_dsl_array_without_items() -> None:
+    schema = {"type": "object", "properties": {"xs": {"type": "array"}}}
+    with pytest.raises(StrictSchemaError) as info:
+        strict_schema(schema, "d")
+    assert str(info.value).endswith('"xs" is an array of any values')
 
 
 def test_strict_drops_formats_and_keywords_strict_mode_refuses() -> None:

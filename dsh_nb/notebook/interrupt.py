@@ -1,0 +1,133 @@
+"""Kernel -> Interrupt ends a running call, even one that never yields.
+
+While an async cell runs, ipykernel 7.4 replaces the SIGINT handler with
+one that only *schedules* the cell's cancellation on the event loop
+(``IPythonKernel._cancel_on_sigint``). A call whose body spins on the loop
+thread (a sync tool, an async tool in a CPU loop, ``input()``, a presenter
+that loops) never lets that callback run, so the interrupt did nothing.
+
+While calls run, :func:`watch` chains a handler in front of the kernel's.
+Python runs signal handlers in the main thread between two bytecodes of
+whatever runs there. If that is code of a call (the step of a call's own
+task, or a presenter of a call), the handler raises
+``asyncio.CancelledError`` right there; otherwise it only passes the
+signal on.
+
+Why this is safe:
+
+- It raises only inside code of a call: the step of a task this module
+  registered (the call's pipeline, listeners and tool body), or a
+  presenter run under :func:`presenting`. Never inside ipykernel, zmq, the
+  event loop's own Python code or another cell: the task check reads
+  ``asyncio.current_task()``, which is set only while a task is stepped.
+- ``CancelledError`` is what asyncio cancellation raises at an ``await``;
+  the pipeline, the approval seam and ``LiveCall`` already handle it
+  (deadline timers disposed, ``tool/cancelled`` journaled, the audit pair
+  closed as ``cancelled``, the turn closed). The task ends *cancelled*,
+  which asyncio keeps inside the loop; a ``KeyboardInterrupt`` raised in a
+  task would leave the loop and end the kernel.
+- It is the kernel's own translation: ipykernel turns SIGINT during an
+  async cell into ``CancelledError`` too; this only delivers it where the
+  loop is stuck. The kernel's handler still runs, so the cell is
+  cancelled as before.
+- The handler is restored when the last call ends, and only if it is
+  still the one installed (the kernel restores its own at cell end).
+
+A body that catches ``BaseException`` and carries on cannot be stopped in
+process; each further interrupt raises again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["adopt", "presenting", "running_calls", "watch"]
+
+_tasks: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
+_state: dict[str, Any] = {"active": 0, "previous": None, "presenting": 0}
+
+
+def _in_call() -> bool:
+    if _state["presenting"]:
+        return True
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no running loop in this thread
+        return False
+    return task is not None and task in _tasks
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    previous = _state["previous"]
+    inside = _in_call()
+    if callable(previous) and not (inside and previous is signal.default_int_handler):
+        # The kernel's handler schedules the cell's cancellation; the
+        # default one would raise KeyboardInterrupt, which must not reach a
+        # task: raise CancelledError instead, below.
+        previous(signum, frame)
+    if inside:
+        raise asyncio.CancelledError("interrupted (Kernel -> Interrupt)")
+
+
+def _install() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread
+    current = signal.getsignal(signal.SIGINT)
+    if current is _on_sigint:
+        return
+    _state["previous"] = current
+    try:
+        signal.signal(signal.SIGINT, _on_sigint)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        _state["previous"] = None
+
+
+def _uninstall() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = _state["previous"]
+    _state["previous"] = None
+    if signal.getsignal(signal.SIGINT) is _on_sigint and previous is not None:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def watch() -> Iterator[None]:
+    """Chain the interrupt handler in front of the kernel's while inside."""
+    if _state["active"] == 0 or signal.getsignal(signal.SIGINT) is not _on_sigint:
+        _install()
+    _state["active"] += 1
+    try:
+        yield
+    finally:
+        _state["active"] -= 1
+        if _state["active"] == 0:
+            _uninstall()
+
+
+def adopt(task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+    """Mark ``task`` as a call's own: an interrupt may raise inside it."""
+    _tasks.add(task)
+    return task
+
+
+@contextmanager
+def presenting() -> Iterator[None]:
+    """Mark a presenter call (synchronous code of a call) as interruptible."""
+    _state["presenting"] += 1
+    try:
+        yield
+    finally:
+        _state["presenting"] -= 1
+
+
+def running_calls() -> int:
+    """How many calls are inside :func:`watch` (for tests and diagnostics)."""
+    count: int = _state["active"]
+    return count
