@@ -11,9 +11,10 @@ and trace durations go to the display metadata.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.notebook import interrupt
 from dsh_nb.notebook.nesting import enclosing
@@ -23,6 +24,8 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
     text_result,
 )
+from dsh_nb.tools.presentation import GenericResultView
+from dsh_nb.tools.resultsize import bound_result
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -55,6 +58,20 @@ def card_status(status: str) -> str:
 def classify(outcome: ToolOutcome) -> str:
     """A finished call's card status: the core's outcome, named for cards."""
     return card_status(outcome.status)
+
+
+STILL_RUNNING: Final = (
+    "The tool's body may still be running in a worker thread; "
+    "its late result will be dropped."
+)
+
+
+def still_running(view: Any) -> Any:
+    """Add the "may still be running" line to a generic result view."""
+    if isinstance(view, GenericResultView) and view.content is not None:
+        note = {"type": "text", "text": STILL_RUNNING}
+        return dataclasses.replace(view, content=[*view.content, note])
+    return view
 
 
 def _update(handle: DisplayHandle, obj: object, **kwargs: Any) -> None:
@@ -351,8 +368,11 @@ class LiveCall:
         self.outcome = outcome
         if outcome.approval is not None:
             self._approval = outcome.approval
+        # The card keeps a bounded copy; the caller gets the result whole.
+        shown, _ = bound_result(result, state.config.max_result_bytes)
         with interrupt.presenting():
-            self._result_view = state.presenter.present_result(self.call_id, result)
+            view = state.presenter.present_result(self.call_id, shown)
+        self._result_view = still_running(view) if outcome.body_running else view
         self._result = result
         self._leave(opened)
         self._finish(classify(outcome))

@@ -18,6 +18,7 @@ from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
 from dsh_nb.tools.execution import Allow, Ask, Deny
+from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
@@ -71,10 +72,13 @@ class KernelState:
     def __init__(self, shell: InteractiveShell | None, config: DshConfig) -> None:
         self.shell = shell
         self.config = config
-        self.registry = ToolRegistry()
+        # Sync tool bodies run in worker threads: the kernel's loop stays
+        # free for approvals, other cells' calls and servers meanwhile.
+        self.registry = ToolRegistry(sync_tools="thread")
         self.registry.approval = ApprovalService(policy=config.approval_policy)
         self.agent = Agent("notebook", cwd=os.getcwd())
         config.session = self.agent.session
+        set_max_result_bytes(self.agent.session, config.max_result_bytes)
         self.presenter = ToolPresenter(self.registry)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}
@@ -115,6 +119,8 @@ class KernelState:
             undo()
         self.tools.clear()
         self.listeners.clear()
+        if self.registry.threads is not None:
+            self.registry.threads.shutdown()
         self.config.session = None
 
     def _install_timeout(self, default_ms: float | None) -> None:

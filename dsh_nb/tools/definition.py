@@ -17,6 +17,7 @@ from dsh_nb.tools._restriction import check_timeout_ms
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
+from dsh_nb.tools.worker import mark_async
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
@@ -157,6 +158,7 @@ def define_tool(
         return body(args, execution)
 
     run.__qualname__ = f"{getattr(execute, '__qualname__', name)}"
+    mark_async(run, execute)
     return _finish(
         name=name,
         description=description,
@@ -300,6 +302,7 @@ def tool(
         _check_common(tool_name, text, fn, timeout_ms, True, "@tool")
         plan = signature.plan_signature(fn, coerce=coerce)
         body, check = bind(plan)
+        mark_async(body, fn)
         return _finish(
             name=tool_name,
             description=text,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from dsh_nb.tools import journal
+from dsh_nb.tools import journal, worker
 from dsh_nb.tools._decisions import (
     ACCEPT,
     ALLOW,
@@ -92,7 +92,15 @@ _OUTCOME_DENIALS: Final = {
 class _Call:
     """Per-call state the stages share; avoids a dozen closures."""
 
-    __slots__ = ("approval", "execution", "rec", "registry", "stage", "trusted")
+    __slots__ = (
+        "approval",
+        "body_running",
+        "execution",
+        "rec",
+        "registry",
+        "stage",
+        "trusted",
+    )
 
     def __init__(
         self, registry: ToolRegistry, execution: ToolExecution, rec: Recorder | None
@@ -102,6 +110,7 @@ class _Call:
         self.rec = rec
         self.stage = "arguments"
         self.approval: str | None = None
+        self.body_running = False  # a worker thread still runs the body
         # The result dispatch built already frozen; a wrapper that passes it
         # on unchanged saves the pipeline from copying it again.
         self.trusted: ToolExecutionResult | None = None
@@ -118,9 +127,14 @@ class _Call:
         call_id = ex.call_id
         _set(ex, "_phase", _PHASE_RUNNING)
         try:
-            tool = self.registry.get(ex.name, ex.agent)
+            registry = self.registry
+            tool = registry.get(ex.name, ex.agent)
             if tool is None:
                 raise ToolNotFoundError(ex.name)
+            threads = registry.threads
+            if threads is not None and not worker.is_async(tool.execute):
+                body = threads.run(tool.execute, ex.arguments, ex)
+                return self.settle_async(worker.settle(body, ex.signal))
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
                 return self.settle_async(out)
@@ -141,6 +155,9 @@ class _Call:
             out = await pending
         except FATAL:
             raise
+        except worker.Abandoned as exc:
+            self.body_running = True
+            return self.keep(freeze_if_json(error_result(call_id, exc)))
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
             return self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
@@ -405,7 +422,7 @@ async def _drive(
     if status == "done" and state.approval is None and state.stage == "execute":
         outcome = _DONE  # the common case, without building a key
     else:
-        outcome = outcome_of(status, state.stage, state.approval)
+        outcome = outcome_of(status, state.stage, state.approval, state.body_running)
     _set(ex, "_outcome", outcome)
     if session is not None:
         journal.record_result(session, final, outcome)

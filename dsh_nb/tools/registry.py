@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.tools import pipeline
 from dsh_nb.tools._disposer import Disposer
@@ -26,6 +26,7 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.worker import WorkerThreads
 
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalService
@@ -53,7 +54,26 @@ _Plan = tuple[
 class ToolRegistry:
     """Holds tools and listeners, and runs calls through the pipeline."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, sync_tools: Literal["inline", "thread"] = "inline") -> None:
+        """Make an empty registry.
+
+        Parameters
+        ----------
+        sync_tools
+            ``"inline"`` (the contract's behaviour) runs a sync tool body
+            at once, on the caller's thread. ``"thread"`` runs it in a
+            worker thread (:mod:`dsh_nb.tools.worker`), so the event loop
+            stays free while it runs, and a call whose signal aborts (a
+            timeout) settles on time while the body finishes on its own.
+            The notebook's registry uses ``"thread"``.
+        """
+        if sync_tools not in ("inline", "thread"):
+            raise ValueError(
+                f'sync_tools must be "inline" or "thread", not {sync_tools!r}'
+            )
+        self.threads: WorkerThreads | None = (
+            WorkerThreads() if sync_tools == "thread" else None
+        )
         self._globals: dict[str, ToolDefinition] = {}
         # Keyed by identity: two agents that compare equal are two scopes.
         self._scoped: ScopeMap[dict[str, ToolDefinition]] = ScopeMap()

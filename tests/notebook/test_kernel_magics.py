@@ -55,9 +55,10 @@ def test_define_and_call_sends_one_card_updated_in_place(kernel: KernelHarness) 
     )
     reply = kernel.run('%call add {"a": 40}')
     cards = _cards(reply)
-    # A synchronous tool goes running -> done in one loop turn: one update.
+    # A sync body runs in a worker thread, so the card shows it running.
     assert [(kind, card["status"]) for kind, _, card in cards] == [
         ("display_data", "pending"),
+        ("update_display_data", "running"),
         ("update_display_data", "done"),
     ]
     assert len({display_id for _, display_id, _ in cards}) == 1
@@ -106,7 +107,7 @@ def test_exports_arrive_as_json(kernel: KernelHarness) -> None:
     data = result["content"]["data"]
     assert "application/json" not in data  # JupyterLab would collapse it
     assert "add" in [t["function"]["name"] for t in json.loads(data["text/plain"])]
-    assert data["text/html"].startswith('<pre class="dsh-JsonListing"')
+    assert data["text/html"].startswith('<pre class="dsh-JsonListing mathjax_ignore')
 
 
 def test_dispatch_and_headless_policy(kernel: KernelHarness) -> None:

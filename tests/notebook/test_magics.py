@@ -308,11 +308,12 @@ def test_call_line_runs_in_the_cell(ip: InteractiveShell) -> None:
     run(ip, ADD)
     cell = run(ip, '%call add {"a": 1, "b": 5}')
     assert cell.error is None and cell.result.result is None  # no Out value
-    assert cell.statuses() == ["pending", "done"]  # running: same loop turn
+    # A sync body runs in a worker thread: the card shows it running.
+    assert cell.statuses() == ["pending", "running", "done"]
     assert cell.cards()[-1]["result"]["content"] == [{"type": "text", "text": "6"}]
     ids = {o["transient"]["display_id"] for o in cell.outputs}
     assert len(ids) == 1  # one card, updated in place
-    assert [o["update"] for o in cell.outputs] == [False, True]
+    assert [o["update"] for o in cell.outputs] == [False, True, True]
 
 
 def test_call_binds_only_on_request(ip: InteractiveShell) -> None:
@@ -403,7 +404,7 @@ def test_call_without_autoawait_returns_the_live_call(ip: InteractiveShell) -> N
     run(ip, "%autoawait on")
     later = run(ip, "result = await handle")
     assert ip.user_ns["result"].text == "3" and handle.status == "done"
-    assert later.statuses() == ["done"]  # an update of the same display
+    assert later.statuses() == ["running", "done"]  # updates of the same display
     assert later.outputs[0]["update"] is True
     assert (
         later.outputs[0]["transient"]["display_id"]
