@@ -220,6 +220,7 @@ class _StopButton:
 
     def __init__(self) -> None:
         self.pressed = False
+        self._active = False
         self._task: asyncio.Task[Any] | None = None
         self._previous: Any = None
 
@@ -228,17 +229,30 @@ class _StopButton:
             self._task = asyncio.current_task()
             self._loop = asyncio.get_running_loop()
             self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._active = True
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._active = False
         if self._task is not None and signal.getsignal(signal.SIGINT) == self._handle:
-            previous = self._previous
-            signal.signal(
-                signal.SIGINT,
-                signal.default_int_handler if previous is None else previous,
-            )
+            signal.signal(signal.SIGINT, self._previous_handler())
+
+    def _previous_handler(self) -> Any:
+        previous = self._previous
+        return signal.default_int_handler if previous is None else previous
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if not self._active:
+            # Put back by a handler chained on top after the chat ended (a
+            # call's interrupt watch): step aside, and pass the signal on.
+            previous = self._previous_handler()
+            if signal.getsignal(signal.SIGINT) == self._handle:
+                signal.signal(signal.SIGINT, previous)
+            if callable(previous):
+                previous(signum, frame)
+            elif previous == signal.SIG_DFL:
+                raise KeyboardInterrupt
+            return
         # A signal handler runs between any two bytecodes: never stop inline.
         self.pressed = True
         task = self._task

@@ -22,6 +22,8 @@ from traitlets.config import Config, Configurable
 
 from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.approval import set_approval_policy
+from dsh_nb.tools.journal import set_max_result_bytes
+from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
 
 if TYPE_CHECKING:
     from dsh_nb.cards import CardLimits
@@ -108,6 +110,14 @@ class DshConfig(Configurable):
     max_diff_bytes = Int(
         2_000_000, min=1, help="Size of one file's text above which it is not diffed."
     ).tag(config=True)
+    max_result_bytes = Int(
+        DEFAULT_MAX_RESULT_BYTES,
+        min=1,
+        help=(
+            "Bytes of a result's content the card and the session log keep; "
+            "a bigger result is still returned whole to the code that called."
+        ),
+    ).tag(config=True)
 
     # Not a trait: the live session a policy change is recorded on. A class
     # default, because loading config fires observers inside __init__.
@@ -190,6 +200,11 @@ class DshConfig(Configurable):
         # The service default was fixed at load; a change is a session override.
         if self.session is not None:
             set_approval_policy(self.session, change["new"])
+
+    @observe("max_result_bytes")
+    def _result_bound_changed(self, change: Any) -> None:
+        if self.session is not None:
+            set_max_result_bytes(self.session, change["new"])
 
     def card_limits(self) -> CardLimits:
         """The card size limits these settings describe."""

@@ -25,6 +25,7 @@ from dsh_nb.tools.execution import (
     text_result,
 )
 from dsh_nb.tools.presentation import GenericResultView
+from dsh_nb.tools.resultsize import bound_result
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -367,8 +368,10 @@ class LiveCall:
         self.outcome = outcome
         if outcome.approval is not None:
             self._approval = outcome.approval
+        # The card keeps a bounded copy; the caller gets the result whole.
+        shown, _ = bound_result(result, state.config.max_result_bytes)
         with interrupt.presenting():
-            view = state.presenter.present_result(self.call_id, result)
+            view = state.presenter.present_result(self.call_id, shown)
         self._result_view = still_running(view) if outcome.body_running else view
         self._result = result
         self._leave(opened)

@@ -32,6 +32,12 @@ def _display(bundle: dict[str, str]) -> DisplayHandle | None:
     return handle
 
 
+def _file_name(server: McpServer) -> str:
+    # The name only: an absolute path would land in the saved notebook.
+    path = server.token_file
+    return path.name if path is not None else "(no file)"
+
+
 class McpPanel:
     """The serving cell's view of one server; a no-op outside IPython."""
 
@@ -73,7 +79,8 @@ class McpPanel:
             f"MCP server {self._state}: {server.url}",
             f"clients: {', '.join(clients) if clients else 'none yet'}"
             f" · calls: {self.total_calls}",
-            f"token file: {server.token_file} (the token is never shown)",
+            f"token: in {_file_name(server)} in the Jupyter runtime folder"
+            " (jupyter --runtime-dir); it is never shown",
             "settings for a client: python -m dsh_nb mcp-config"
             " · stop: %tools serve --stop",
         ]

@@ -18,6 +18,7 @@ from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
 from dsh_nb.tools.execution import Allow, Ask, Deny
+from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
@@ -77,6 +78,7 @@ class KernelState:
         self.registry.approval = ApprovalService(policy=config.approval_policy)
         self.agent = Agent("notebook", cwd=os.getcwd())
         config.session = self.agent.session
+        set_max_result_bytes(self.agent.session, config.max_result_bytes)
         self.presenter = ToolPresenter(self.registry)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}

@@ -4,7 +4,8 @@ Every call that has an agent leaves, on that agent's :class:`SessionLog`,
 whoever made it (a cell, a script, a model loop, an MCP server)::
 
     tool/call       {callId, name, arguments?}      once the arguments are read
-    tool/result     {callId, result, status, stage, approval?, bodyRunning?}
+    tool/result     {callId, result, status, stage, approval?, bodyRunning?,
+                     resultBytes?}
     tool/cancelled  {callId, reason}                interrupted or cancelled
 
 ``result`` is the wire form of the frozen result (``callId``, ``content``,
@@ -37,6 +38,7 @@ from dsh_nb.tools.jsonvalue import (
     NotJsonError,
     snapshot_json,
 )
+from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES, bound_result
 from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ __all__ = [
     "record_result",
     "record_unrun",
     "result_json",
+    "set_max_result_bytes",
     "turn",
 ]
 
@@ -107,14 +110,36 @@ def result_json(result: ToolExecutionResult) -> FrozenDict:
     return FrozenDict(out)
 
 
+_result_limits: weakref.WeakKeyDictionary[SessionLog, int] = weakref.WeakKeyDictionary()
+
+
+def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
+    """Keep at most ``max_bytes`` of each result's content in ``session``.
+
+    A bigger result is still returned whole to its caller; the log keeps a
+    cut copy and the full size (``resultBytes``), so a 100 MB result does
+    not stay in memory for the session. The default is
+    :data:`~dsh_nb.tools.resultsize.DEFAULT_MAX_RESULT_BYTES`.
+    """
+    if type(max_bytes) is not int or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")
+    _result_limits[session] = max_bytes
+
+
 def record_result(
     session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
 ) -> None:
     """Write ``tool/result``: the final result and its outcome."""
-    session._append_deferred(RESULT, _result_event, result, outcome)
+    limit = _result_limits.get(session, DEFAULT_MAX_RESULT_BYTES)
+    # Cut now, not when the log is read: the deferred event must not hold
+    # the whole result alive.
+    result, total = bound_result(result, limit)
+    session._append_deferred(RESULT, _result_event, result, outcome, total)
 
 
-def _result_event(result: ToolExecutionResult, outcome: ToolOutcome) -> FrozenDict:
+def _result_event(
+    result: ToolExecutionResult, outcome: ToolOutcome, total: int | None = None
+) -> FrozenDict:
     call_id = result.call_id
     data: dict[str, Any] = {
         "callId": call_id if type(call_id) is str else None,
@@ -122,6 +147,8 @@ def _result_event(result: ToolExecutionResult, outcome: ToolOutcome) -> FrozenDi
         "status": outcome.status,
         "stage": outcome.stage,
     }
+    if total is not None:
+        data["resultBytes"] = total
     if outcome.approval is not None:
         data["approval"] = outcome.approval
     if outcome.body_running:

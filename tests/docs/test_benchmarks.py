@@ -66,6 +66,7 @@ def test_models_benchmark_prints_every_row() -> None:
     for peer in (
         "bare SDK (hand-written step)",
         "dsh_nb Chat",
+        "bare SDK, streamed",
         "dsh_nb Chat, streamed",
         "openai-agents Runner",
     ):

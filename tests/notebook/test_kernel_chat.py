@@ -245,3 +245,31 @@ def test_stop_while_a_tool_runs_answers_it_cancelled(
         "print(json.dumps([e['type'] for e in state.agent.session.events[-4:]]))"
     ).stdout
     assert json.loads(log)[-1] == "turn/end"
+
+
+def test_after_a_stopped_chat_an_interrupt_still_reaches_the_kernel(
+    kernel: KernelHarness, server: ReplayServer
+) -> None:
+    server.add(
+        Turn(tool_calls=(ToolCallSpec(name="slow", arguments='{"seconds": 30}'),))
+    )
+    msg_id = kernel.execute_async("%%chat --new\nsleep")
+    kernel.wait_for(
+        lambda: any(
+            m["msg_type"] == "update_display_data"
+            and m["content"]["data"].get(CARD_MIME, {}).get("status") == "running"
+            for m in kernel.messages(msg_id)
+        ),
+        timeout=15,
+        what="the slow tool running",
+    )
+    kernel.interrupt()
+    kernel.collect(msg_id, timeout=10)
+    sleeping = kernel.execute_async("import time; time.sleep(20)")
+    kernel.wait_for(
+        lambda: any(m["msg_type"] == "execute_input" for m in kernel.messages(sleeping))
+    )
+    time.sleep(0.3)
+    kernel.interrupt()
+    stopped = kernel.collect(sleeping, timeout=5)
+    assert stopped.error is not None and stopped.error["ename"] == "KeyboardInterrupt"

@@ -107,7 +107,7 @@ def test_exports_arrive_as_json(kernel: KernelHarness) -> None:
     data = result["content"]["data"]
     assert "application/json" not in data  # JupyterLab would collapse it
     assert "add" in [t["function"]["name"] for t in json.loads(data["text/plain"])]
-    assert data["text/html"].startswith('<pre class="dsh-JsonListing"')
+    assert data["text/html"].startswith('<pre class="dsh-JsonListing mathjax_ignore')
 
 
 def test_dispatch_and_headless_policy(kernel: KernelHarness) -> None:

@@ -1,0 +1,129 @@
+"""Keep a bounded copy of a huge result for the journal and the card.
+
+A tool may return 100 MB. The caller gets it whole, but the session log
+and the card are kept for the whole session: they hold a copy cut to
+``max_bytes`` (text blocks cut on a character boundary, other blocks kept
+while they fit), ending in a text block that says how much was left out.
+The size is counted in UTF-8 bytes of the text and of the other blocks'
+strings; counting costs one pass over the content's nodes, and nothing is
+copied when the content fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.execution import ToolExecutionResult
+
+__all__ = [
+    "DEFAULT_MAX_RESULT_BYTES",
+    "bound_content",
+    "bound_result",
+    "content_size",
+]
+
+DEFAULT_MAX_RESULT_BYTES: Final = 4_000_000
+"""What a journal or card keeps of one result unless configured (4 MB)."""
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _size(value: Any) -> int:
+    """UTF-8 bytes of the strings in ``value`` (walked without recursion)."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            # len() is O(1); bytes only matter near the limit, so the exact
+            # count is taken for long strings alone.
+            total += (
+                len(item.encode("utf-8", "surrogatepass"))
+                if len(item) > 64
+                else len(item)
+            )
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            total += 8
+    return total
+
+
+def content_size(content: Sequence[Any]) -> int:
+    """The size of a result's content blocks, as :func:`bound_content` counts."""
+    return _size(content)
+
+
+def _cut_utf8(text: str, budget: int) -> str:
+    if text.isascii():
+        return text[:budget]
+    raw = text[:budget].encode("utf-8", "surrogatepass")[:budget]
+    return raw.decode("utf-8", "ignore")
+
+
+def bound_content(
+    content: Sequence[Any], max_bytes: int
+) -> tuple[Sequence[Any], int | None]:
+    """Return ``content`` cut to ``max_bytes``, and its full size if cut.
+
+    Content that fits comes back as the same object and ``None``.
+    """
+    total = _size(content)
+    if total <= max_bytes:
+        return content, None
+    out: list[Any] = []
+    left = max_bytes
+    for block in content:
+        if left <= 0:
+            break
+        size = _size(block)
+        if size <= left:
+            out.append(block)
+            left -= size
+            continue
+        if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+            text = block["text"]
+            overhead = size - (len(text) if text.isascii() else _utf8_len(text))
+            cut = dict(block)
+            cut["text"] = _cut_utf8(text, max(0, left - overhead))
+            out.append(FrozenDict(cut))
+        left = 0
+    kept = _size(out)
+    note = (
+        f"[dsh_nb kept {kept:,} of {total:,} bytes of this result "
+        f"(max_result_bytes {max_bytes:,}); the caller received it whole]"
+    )
+    out.append(FrozenDict({"type": "text", "text": note}))
+    return FrozenList(out), total
+
+
+def bound_result(
+    result: ToolExecutionResult, max_bytes: int
+) -> tuple[ToolExecutionResult, int | None]:
+    """``result`` with its content cut by :func:`bound_content`, and the size.
+
+    A result that fits comes back as the same object and ``None``.
+    """
+    content, total = bound_content(result.content, max_bytes)
+    if total is None:
+        return result, None
+    from dsh_nb.tools.execution import ToolExecutionResult as _Result
+
+    cut = _Result(
+        call_id=result.call_id,
+        content=content,
+        is_error=result.is_error,
+        error=result.error,
+        additional_context=result.additional_context,
+        meta=result.meta,
+    )
+    return cut, total
