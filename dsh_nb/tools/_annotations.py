@@ -117,13 +117,22 @@ def accepts_none(tp: Any) -> bool:
 def modern_typeddicts(tp: Any, done: dict[Any, Any]) -> Any:
     """Rebuild ``typing.TypedDict`` classes, which pydantic refuses before 3.12.
 
-    Also guards enums with ``int`` values: pydantic takes JSON ``true`` for
-    the member ``1``, which the schema (``"type": "integer"``) refuses.
+    Also guards enums and ``Literal`` with ``int`` values: pydantic takes
+    ``true`` for ``1`` there, which the schema (``"type": "integer"``)
+    refuses. (Inside a dataclass or model the annotation is the class's own.)
     """
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         if any(type(m.value) is int for m in tp):
             return _no_bools(tp)
         return tp
+    if typing.get_origin(tp) is typing.Literal:
+        values = typing.get_args(tp)
+        ints = any(type(v) is int for v in values)
+        return (
+            _no_bools(tp)
+            if ints and not any(v is True or v is False for v in values)
+            else tp
+        )
     old_python = sys.version_info < (3, 12)
     if old_python and isinstance(tp, type) and typing.is_typeddict(tp):
         if tp in done:

@@ -69,9 +69,10 @@ def make_validate(
     validator: Any,
     schema: Mapping[str, Any],
     *,
-    strict: bool,
+    strict: bool | None,
     json_route: bool,
     nulls: frozenset[str] = frozenset(),
+    names: frozenset[str] | None = None,
 ) -> Callable[[Any], Any]:
     """Return ``validate(args)``: the arguments as the function wants them.
 
@@ -85,6 +86,10 @@ def make_validate(
 
     def once(args: Any) -> Any:
         if json_route:
+            if names is not None and isinstance(args, Mapping):
+                # Undeclared keys are ignored anyway; unsent, they cannot
+                # trip the JSON parser (depth, size) on the tool's behalf.
+                args = {k: v for k, v in args.items() if k in names}
             try:
                 text = to_json(args)
             except PydanticSerializationError:
@@ -102,7 +107,7 @@ def make_validate(
             return once(args)
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
-        if strict:
+        if strict is not False:  # lax mode converts whole floats itself
             fixed = args
             for error in errors:
                 value = error.get("input")
@@ -136,11 +141,12 @@ def bind(
     func = plan.func
     strict = not plan.coerce
     validate = make_validate(
-        plan.adapter.validator,
+        plan.validator,
         plan.schema,
-        strict=strict,
+        strict=plan.strict,
         json_route=plan.json_route,
         nulls=plan.null_is_absent,
+        names=frozenset(plan.schema.get("properties", {})),
     )
     params = plan.params
     names = frozenset(p.name for p in params if p.kind != "varkw")

@@ -211,7 +211,10 @@ def violations(
         loc = tuple(error.get("loc", ()))
         path, _, node, union = locate(loc, schema)
         if not path:
-            out.setdefault("", '"arguments" must be an object')
+            if error.get("type") in _SIMPLE or error.get("type") == "missing":
+                out.setdefault("", '"arguments" must be an object')
+            else:
+                out.setdefault("", _clause(error, "arguments", {}))
             continue
         if path in out:
             continue

@@ -61,11 +61,19 @@ __all__ = [
 ]
 
 # Core-schema types that read JSON-shaped Python data exactly as they read
-# JSON text in strict mode; anything else is validated from JSON text.
+# JSON text in strict mode. A dataclass does too once its own node is lax
+# (strict Python wants an instance) and everything under it stays strict;
+# any other type (datetime, Path, enums, tuples, sets...) reads strings and
+# arrays only from JSON text, so those tools are validated from JSON text.
 _SAME_IN_PYTHON: Final = frozenset(
     {"int", "float", "str", "bool", "none", "any", "list", "dict", "literal"}
     | {"nullable", "union", "default", "typed-dict", "typed-dict-field"}
     | {"model", "model-fields", "model-field", "definitions", "definition-ref"}
+)
+_DATACLASS: Final = frozenset({"dataclass", "dataclass-args", "dataclass-field"})
+_STRICTABLE: Final = frozenset(
+    {"int", "float", "str", "bool", "list", "dict", "typed-dict", "union", "model"}
+    | {"model-fields"}
 )
 _SKIP_KEYS: Final = frozenset({"metadata", "serialization", "ref", "cls", "config"})
 
@@ -91,7 +99,9 @@ class SignaturePlan:
     extras: Any  # TypeAdapter of dict[str, T] for **kwargs: T, or None
     schema: dict[str, Any]
     null_is_absent: frozenset[str]
-    json_route: bool
+    validator: Any  # the pydantic-core SchemaValidator calls go through
+    strict: bool | None  # passed to it: None when the schema sets strictness
+    json_route: bool  # validate from JSON text (see _SAME_IN_PYTHON)
     coerce: bool
 
 
@@ -106,19 +116,56 @@ def _fail(where: str, name: str, problem: str) -> NoReturn:
     raise ToolDefinitionError(f'{where}: parameter "{name}" {problem}')
 
 
-def _json_route(core: Any) -> bool:
-    """Whether some type reads JSON text differently from Python data."""
+def _kinds(core: Any) -> set[str]:
+    """Every core-schema type in ``core``."""
+    out: set[str] = set()
     stack = [core]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             kind = node.get("type")
-            if isinstance(kind, str) and kind not in _SAME_IN_PYTHON:
-                return True
+            if isinstance(kind, str):
+                out.add(kind)
             stack.extend(v for k, v in node.items() if k not in _SKIP_KEYS)
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
-    return False
+    return out
+
+
+def _route(adapter: Any, coerce: bool) -> tuple[Any, bool | None, bool]:
+    """Pick ``(validator, strict flag, from JSON text?)`` for a tool, once."""
+    if coerce:
+        return adapter.validator, False, False
+    kinds = _kinds(adapter.core_schema)
+    if kinds <= _SAME_IN_PYTHON:
+        return adapter.validator, True, False
+    if kinds <= _SAME_IN_PYTHON | _DATACLASS:
+        import copy
+
+        from pydantic_core import SchemaError, SchemaValidator
+
+        core = copy.deepcopy(adapter.core_schema)
+        stack = [core]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                kind = node.get("type")
+                if kind == "dataclass":
+                    node["strict"] = False
+                elif kind in _STRICTABLE:
+                    node["strict"] = True
+                elif kind == "literal" and not all(
+                    type(v) is str for v in node.get("expected", ())
+                ):  # no strict key: lax would take true for 1, "1" for 1
+                    return adapter.validator, True, True
+                stack.extend(v for k, v in node.items() if k not in _SKIP_KEYS)
+            elif isinstance(node, list):
+                stack.extend(node)
+        try:
+            return SchemaValidator(core), None, False
+        except SchemaError:  # a pydantic-core that reads these keys otherwise
+            pass
+    return adapter.validator, True, True
 
 
 _USE: Final = (
@@ -260,7 +307,7 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
     for name, prop in list(props.items()):
         props[name] = _ordered(prop)
     schema = _ordered(schema, ("type", "properties", "required"))
-    json_route = not coerce and _json_route(adapter.core_schema)
+    route = _route(adapter, coerce)
     wire: dict[str, Any] = {}
     for name, value in defaults.items():
         try:
@@ -269,14 +316,12 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
             wire[name] = _NO_JSON
         if not is_json_data(wire[name]):
             _fail(where, name, f"has default {value!r}, which has no JSON form")
-    problems = _check_defaults(adapter, wire, schema, coerce, json_route)
+    problems = _check_defaults(route, wire, schema)
     for name, problem in problems.items():
         _fail(where, name, f"has default {defaults[name]!r}, which {problem}")
     for name, value in wire.items():
         props[name]["default"] = value
-    null_is_absent = frozenset(
-        _check_defaults(adapter, dict.fromkeys(defaults), schema, coerce, json_route)
-    )
+    null_is_absent = frozenset(_check_defaults(route, dict.fromkeys(defaults), schema))
     return SignaturePlan(
         func=func,
         where=where,
@@ -285,7 +330,9 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
         extras=extras,
         schema=schema,
         null_is_absent=null_is_absent,
-        json_route=json_route,
+        validator=route[0],
+        strict=route[1],
+        json_route=route[2],
         coerce=coerce,
     )
 
@@ -311,11 +358,9 @@ def _describable(hint: Any) -> bool:
 
 
 def _check_defaults(
-    adapter: Any,
+    route: tuple[Any, bool | None, bool],
     values: dict[str, Any],
     schema: dict[str, Any],
-    coerce: bool,
-    json_route: bool,
 ) -> dict[str, str]:
     """Which of ``values`` the tool's own validation refuses, and why."""
     from pydantic import ValidationError
@@ -325,11 +370,12 @@ def _check_defaults(
 
     if not values:
         return {}
+    validator, strict, json_route = route
     try:
         if json_route:
-            adapter.validator.validate_json(to_json(values), strict=not coerce)
+            validator.validate_json(to_json(values), strict=strict)
         else:
-            adapter.validator.validate_python(values, strict=not coerce)
+            validator.validate_python(values, strict=strict)
     except ValidationError as exc:
         out: dict[str, str] = {}
         for error in exc.errors(include_url=False):

@@ -903,3 +903,28 @@ def test_collections_abc_mapping_is_accepted() -> None:
         return m
 
     assert bind_to_signature(f)({"m": {"a": True}}, None) == {"a": True}
+
+
+def test_undeclared_keys_never_reach_the_json_parser() -> None:
+    # A datetime makes the tool validate from JSON text; a 300-deep extra key
+    # would exceed the parser's depth limit, but extra keys are ignored.
+    def f(when: datetime.date) -> str:
+        return when.isoformat()
+
+    deep: Any = ["leaf"]
+    for _ in range(300):
+        deep = [deep]
+    assert bind_to_signature(f)({"when": "2024-01-02", "deep": deep}, None) == (
+        "2024-01-02"
+    )
+
+
+def test_int_literals_and_int_enums_refuse_booleans() -> None:
+    def f(n: Literal[1, 2], level: Level = Level.LOW) -> Any:
+        return n, level
+
+    assert violations(f, {"n": True, "level": False}) == (
+        '"n" must be one of [1,2]',
+        '"level" must be one of [1,2]',
+    )
+    assert bind_to_signature(f)({"n": 2.0, "level": 2}, None) == (2, Level.HIGH)
