@@ -31,12 +31,27 @@ if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
     from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["McpConnection", "McpConnectionError", "McpToolError", "connect_mcp"]
+__all__ = [
+    "McpConnection",
+    "McpConnectionError",
+    "McpToolError",
+    "check_name",
+    "connect_mcp",
+]
 
 _log = logging.getLogger(__name__)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 _TAIL = 2000
 _OPEN: dict[tuple[int, str], McpConnection] = {}
+
+
+def check_name(name: object) -> None:
+    """Raise ValueError unless ``name`` can prefix tool names."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(
+            f"connection name must be letters, digits, '_' or '-' (starting with "
+            f"a letter), not {name!r}"
+        )
 
 
 class McpConnectionError(HarnessError):
@@ -405,11 +420,7 @@ async def connect_mcp(
     McpConnectionError
         The server did not start (the message ends with its stderr tail).
     """
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError(
-            f"connection name must be letters, digits, '_' or '-' (starting with "
-            f"a letter), not {name!r}"
-        )
+    check_name(name)
     if (command is None) == (url is None):
         raise ValueError("connect_mcp() needs exactly one of command=[...] or url=")
     if command is not None:
