@@ -151,6 +151,7 @@ def test_replay_reads_status_and_approval_from_the_journal_alone(
                     },
                     "status": "timeout",
                     "stage": "execute",
+                    "bodyRunning": True,
                 },
             },
             {
@@ -182,6 +183,7 @@ def test_replay_reads_status_and_approval_from_the_journal_alone(
     ]
     assert cards[0]["approval"] == "rejected"
     assert cards[1]["call"]["rawInput"] == "{broken"
+    assert "may still be running" in cards[1]["result"]["content"][-1]["text"]
     assert "result" not in cards[2]
 
 
