@@ -6,12 +6,14 @@ A :class:`CardModel` (the call's state) becomes a :class:`ToolCard` through
 and ``text/plain`` fallbacks. Everything here is pure Python, so a script, a
 server or a test draws the same cards the notebook shows.
 
-Module map: :mod:`~dsh_nb.cards.model` (the values), :mod:`~.layout` (what
-every part draws), :mod:`~.hunks` and :mod:`~.linematch` (diff rows and
-hunks), :mod:`~.ansi` (terminal colours), :mod:`~.escape` (the one escape),
-:mod:`~.markup` (palette and tags), :mod:`~.cardhtml`, :mod:`~.diffhtml` and
-:mod:`~.cardtext` (the parts), :mod:`~.payload` (the JSON part),
-:mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the magics' tables).
+Module map: :mod:`~dsh_nb.cards.model` (the values), :mod:`~.layout`
+(what every part draws), :mod:`~.bounds` (the limits, applied once),
+:mod:`~.hunks`, :mod:`~.linematch` and :mod:`~.difftext` (diff rows, hunks
+and their words), :mod:`~.ansi` (terminal colours), :mod:`~.escape` (the
+one escape), :mod:`~.markup` (palette and tags), :mod:`~.cardhtml`,
+:mod:`~.diffhtml` and :mod:`~.cardtext` (the parts), :mod:`~.payload` (the
+JSON part), :mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the
+magics' tables), :mod:`~.arguments` (a call's arguments for the prompt).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ import re
 from typing import Final
 
 from dsh_nb.cards.ansi import strip_ansi
+from dsh_nb.cards.difftext import diff_text
 from dsh_nb.cards.escape import visible
-from dsh_nb.cards.hunks import diff_text
 from dsh_nb.cards.layout import CardLayout
 
 __all__ = ["card_markdown", "card_plain", "fence", "md_inline"]

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from dsh_nb.cards.difftext import gap_text, skip_text
 from dsh_nb.cards.escape import esc
-from dsh_nb.cards.hunks import FilePlan, Gap, Skip, gap_text, skip_text
+from dsh_nb.cards.hunks import FilePlan, Gap, Skip
 from dsh_nb.cards.markup import (
     ADD_BG,
     BG_ALT,

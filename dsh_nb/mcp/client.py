@@ -15,14 +15,22 @@ import contextlib
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from dsh_nb.mcp.errors import (
+    McpConnectionError,
+    McpToolError,
+    describe,
+    fingerprint,
+    is_connection_error,
+    quiet,
+)
 from dsh_nb.mcp.tooldef import McpToolDefinition
+from dsh_nb.mcp.transport import make_transport
 from dsh_nb.tools.abort import AbortError
 from dsh_nb.tools.definition import ToolDefinition, define_tool
-from dsh_nb.tools.errors import HarnessError, ToolDefinitionError, error_message
+from dsh_nb.tools.errors import ToolDefinitionError, error_message
 
 if TYPE_CHECKING:
     from mcp import Client, types
@@ -31,7 +39,13 @@ if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
     from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["McpConnection", "McpConnectionError", "McpToolError", "connect_mcp"]
+__all__ = [
+    "McpConnection",
+    "McpConnectionError",
+    "McpToolError",
+    "check_name",
+    "connect_mcp",
+]
 
 _log = logging.getLogger(__name__)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
@@ -39,18 +53,13 @@ _TAIL = 2000
 _OPEN: dict[tuple[int, str], McpConnection] = {}
 
 
-class McpConnectionError(HarnessError):
-    """The server is unreachable, crashed, or the connection is closed."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "MCP_CONNECTION")
-
-
-class McpToolError(HarnessError):
-    """The server answered the call with ``isError``."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "MCP_TOOL_ERROR")
+def check_name(name: object) -> None:
+    """Raise ValueError unless ``name`` can prefix tool names."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(
+            f"connection name must be letters, digits, '_' or '-' (starting with "
+            f"a letter), not {name!r}"
+        )
 
 
 class McpConnection:
@@ -152,7 +161,7 @@ class McpConnection:
                     group.cancel_scope.cancel()
         except BaseException as exc:  # the kernel outlives a server
             if self.error is None and not self._closing.is_set():
-                self.error = _describe(exc)
+                self.error = describe(exc)
             if not ready.done():
                 why = self.error or "the connection closed"
                 ready.set_exception(
@@ -215,7 +224,7 @@ class McpConnection:
             if local not in wanted:
                 self._disposers.pop(local)[0]()
         for local, remote in wanted.items():
-            key = _fingerprint(remote)
+            key = fingerprint(remote)
             existing = self._disposers.get(local)
             if existing is not None and existing[1] == key:
                 continue
@@ -298,18 +307,18 @@ class McpConnection:
                 undo()
             if not call.done():
                 call.cancel()  # the SDK sends notifications/cancelled
-                call.add_done_callback(_quiet)
+                call.add_done_callback(quiet)
         if not call.done() or call.cancelled():
             if aborted is not None and aborted.done():
                 raise AbortError(f"the call to {self.name}/{remote} was aborted")
             raise McpConnectionError(self._why(self._closed_message()))
         exc = call.exception()
         if exc is not None:
-            if self.closed or _is_connection_error(exc):
-                self._mark_dead(_describe(exc))
+            if self.closed or is_connection_error(exc):
+                self._mark_dead(describe(exc))
                 raise McpConnectionError(self._why(self._closed_message()))
             raise McpConnectionError(
-                self._why(f"MCP server {self.name!r} failed the call: {_describe(exc)}")
+                self._why(f"MCP server {self.name!r} failed the call: {describe(exc)}")
             )
         result = call.result()
         mapped = from_call_result(result)
@@ -332,39 +341,6 @@ class McpConnection:
             f"the MCP connection {self.name!r} is closed{why}; reconnect with "
             f"connect_mcp({self.name!r}, ...) or %tools connect {self.name}"
         )
-
-
-def _quiet(fut: asyncio.Future[Any]) -> None:
-    if not fut.cancelled():
-        fut.exception()
-
-
-def _fingerprint(tool: types.Tool) -> tuple[Any, ...]:
-    return (
-        tool.description,
-        repr(tool.input_schema),
-        repr(tool.output_schema),
-    )
-
-
-def _describe(exc: BaseException) -> str:
-    # Exception groups (anyio's task groups), duck-typed for Python 3.10.
-    inner = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    if isinstance(inner, tuple) and inner:
-        return "; ".join(_describe(e) for e in inner)
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    from mcp.shared.exceptions import MCPError
-
-    if isinstance(exc, MCPError):
-        return "closed" in str(exc).lower() or "connection" in str(exc).lower()
-    return isinstance(exc, (OSError, EOFError))
 
 
 async def connect_mcp(
@@ -405,11 +381,7 @@ async def connect_mcp(
     McpConnectionError
         The server did not start (the message ends with its stderr tail).
     """
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError(
-            f"connection name must be letters, digits, '_' or '-' (starting with "
-            f"a letter), not {name!r}"
-        )
+    check_name(name)
     if (command is None) == (url is None):
         raise ValueError("connect_mcp() needs exactly one of command=[...] or url=")
     if command is not None:
@@ -435,7 +407,9 @@ async def connect_mcp(
             )
         await previous.close()
     connection = McpConnection(name, registry, call_timeout=call_timeout)
-    transport, mode = _transport(connection, command, url, headers, env, cwd)
+    sink: list[IO[str]] = []
+    transport, mode = make_transport(sink, command, url, headers, env, cwd)
+    connection._stderr = sink[0] if sink else None
     ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     connection._task = asyncio.ensure_future(connection._life(transport, mode, ready))
     try:
@@ -450,30 +424,3 @@ async def connect_mcp(
         raise
     _OPEN[key] = connection
     return connection
-
-
-def _transport(
-    connection: McpConnection,
-    command: Sequence[str] | None,
-    url: str | None,
-    headers: Mapping[str, str] | None,
-    env: Mapping[str, str] | None,
-    cwd: str | None,
-) -> tuple[Any, str]:
-    if command is not None:
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        connection._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
-        params = StdioServerParameters(
-            command=command[0], args=list(command[1:]), env=dict(env or {}), cwd=cwd
-        )
-        return stdio_client(params, errlog=connection._stderr), "legacy"
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    assert url is not None
-    http = httpx2.AsyncClient(
-        headers=dict(headers or {}), timeout=httpx2.Timeout(30, read=300)
-    )
-    return streamable_http_client(url, http_client=http), "auto"

@@ -13,7 +13,6 @@ shell's config too, so ``%reload_ext`` and later calls never trip on it.
 
 from __future__ import annotations
 
-import math
 import sys
 from copy import deepcopy
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
 from traitlets.config import Config, Configurable
 
+from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.approval import set_approval_policy
 from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
@@ -126,7 +126,7 @@ class DshConfig(Configurable):
     @validate("approval_timeout", "default_timeout_ms")
     def _positive(self, proposal: Any) -> float | None:
         value = proposal["value"]
-        if value is not None and not (math.isfinite(value) and value > 0):
+        if value is not None and not is_positive_finite(value):
             name = proposal["trait"].name
             raise TraitError(
                 f"DshConfig.{name} must be a positive finite number or None, "

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import threading
 import weakref
 from collections.abc import Iterator
@@ -50,7 +51,13 @@ from typing import Any
 __all__ = ["adopt", "presenting", "running_calls", "watch"]
 
 _tasks: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
-_state: dict[str, Any] = {"active": 0, "previous": None, "presenting": 0}
+_state: dict[str, Any] = {
+    "active": 0,
+    "previous": None,
+    "presenting": 0,
+    "loop": None,
+    "wake": None,
+}
 
 
 def _in_call() -> bool:
@@ -63,6 +70,13 @@ def _in_call() -> bool:
     return task is not None and task in _tasks
 
 
+def _cancel_calls() -> None:
+    """Cancel every call still running (on the loop, from the handler)."""
+    for task in list(_tasks):
+        if not task.done():
+            task.cancel("interrupted (Kernel -> Interrupt)")
+
+
 def _on_sigint(signum: int, frame: Any) -> None:
     previous = _state["previous"]
     inside = _in_call()
@@ -73,6 +87,20 @@ def _on_sigint(signum: int, frame: Any) -> None:
         previous(signum, frame)
     if inside:
         raise asyncio.CancelledError("interrupted (Kernel -> Interrupt)")
+    # The loop is free (waiting for a worker thread, a prompt, a timer):
+    # cancel the calls on it directly; the kernel's own callback goes
+    # through another loop and may land late.
+    loop = _state["loop"]
+    if loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(_cancel_calls)
+
+
+def _drain(sock: socket.socket) -> None:
+    try:
+        while sock.recv(64):
+            pass
+    except (BlockingIOError, InterruptedError, OSError):
+        pass
 
 
 def _install() -> None:
@@ -86,6 +114,34 @@ def _install() -> None:
         signal.signal(signal.SIGINT, _on_sigint)
     except (ValueError, OSError):  # pragma: no cover - no signals here
         _state["previous"] = None
+        return
+    _wake_on_signal()
+
+
+def _wake_on_signal() -> None:
+    """Make a signal wake the event loop's ``select``.
+
+    The OS may deliver SIGINT to any thread, e.g. a worker thread running
+    a sync body; Python then runs the handler only when the main thread
+    next executes bytecode, and a loop asleep in ``select`` may not wake for
+    a long time (ipykernel sets no wakeup fd). A socket whose read end the
+    loop watches, as ``signal.set_wakeup_fd``, wakes it at once.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    try:
+        old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        loop.add_reader(reader.fileno(), _drain, reader)
+    except (ValueError, OSError, NotImplementedError, RuntimeError):
+        reader.close()
+        writer.close()
+        return
+    _state.update(loop=loop, wake=(reader, writer, old_fd))
 
 
 def _uninstall() -> None:
@@ -95,6 +151,19 @@ def _uninstall() -> None:
     _state["previous"] = None
     if signal.getsignal(signal.SIGINT) is _on_sigint and previous is not None:
         signal.signal(signal.SIGINT, previous)
+    wake = _state["wake"]
+    loop = _state["loop"]
+    _state.update(loop=None, wake=None)
+    if wake is not None:
+        reader, writer, old_fd = wake
+        try:
+            signal.set_wakeup_fd(old_fd)
+        except (ValueError, OSError):
+            pass
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(reader.fileno())
+        reader.close()
+        writer.close()
 
 
 @contextmanager

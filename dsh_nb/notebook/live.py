@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.notebook import interrupt
 from dsh_nb.notebook.nesting import enclosing
-from dsh_nb.tools import journal
+from dsh_nb.tools import journal, worker
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
@@ -63,6 +63,13 @@ def classify(outcome: ToolOutcome) -> str:
 STILL_RUNNING: Final = (
     "The tool's body may still be running in a worker thread; "
     "its late result will be dropped."
+)
+
+
+NOT_STOPPED: Final = (
+    "Interrupted. The tool's body could not be stopped and may still be "
+    "running in a worker thread; nothing else is blocked, and its late "
+    "result will be dropped."
 )
 
 
@@ -356,6 +363,11 @@ class LiveCall:
             # tool/cancelled), and the card says so.
             state.presenter.forget(self.call_id)
             self._leave(opened)
+            if worker.body_running(exc):
+                # Asked to stop, the body's thread did not (blocked in C):
+                # say so plainly; the loop and other calls are not blocked.
+                note = {"type": "text", "text": NOT_STOPPED}
+                self._result_view = GenericResultView(content=[note])
             self._finish("cancelled")
             if isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
                 # Raised by a tool or a listener: in a task it would leave

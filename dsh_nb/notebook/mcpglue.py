@@ -136,8 +136,9 @@ class KernelMcp:
 
     def connect(self, name: str, **options: Any) -> asyncio.Future[McpConnection]:
         """Start connecting; the future settles when the tools are in."""
-        from dsh_nb.mcp.client import connect_mcp
+        from dsh_nb.mcp.client import check_name, connect_mcp
 
+        check_name(name)
         if name in self.connecting and not self.connecting[name].done():
             raise RuntimeError(f"already connecting to {name!r}")
         existing = self.connections.get(name)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.notebook.live import card_status
+from dsh_nb.notebook.live import card_status, still_running
 from dsh_nb.tools import journal
 from dsh_nb.tools.definition import ToolResult
 from dsh_nb.tools.jsonvalue import ABSENT
@@ -38,6 +38,7 @@ class _Entry:
     result: Mapping[str, Any] | None = None
     status: str | None = None
     approval: str | None = field(default=None)
+    body_running: bool = False
 
 
 class Replay(list["ToolCard"]):
@@ -82,6 +83,7 @@ def _entries(log: SessionLog) -> list[_Entry]:
             entry.status = card_status(status) if isinstance(status, str) else None
             approval = data.get("approval")
             entry.approval = approval if isinstance(approval, str) else None
+            entry.body_running = data.get("bodyRunning") is True
         elif kind == journal.CANCELLED and call_id in latest:
             latest[call_id].status = "cancelled"
     return entries
@@ -103,6 +105,8 @@ def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
             meta=entry.result.get("meta", ABSENT),
         )
         result_view = presenter.present_result(entry.call_id, logged)
+        if entry.body_running:
+            result_view = still_running(result_view)
         # A log older than the core's journal has no status: isError only.
         status = entry.status or ("error" if is_error else "done")
     else:

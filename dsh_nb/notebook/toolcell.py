@@ -7,7 +7,6 @@ parser and the steps are testable one by one.
 from __future__ import annotations
 
 import ast
-import math
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.definition import ToolDefinition, tool
 from dsh_nb.tools.errors import HarnessError, error_message
 
@@ -38,7 +38,7 @@ def parse_timeout(text: str) -> float:
     """Read ``500ms``, ``5s``, ``2m`` or a bare number of seconds as ms."""
     match = _DURATION.match(text)
     value = float(match[1]) * _UNITS[match[2]] if match else 0.0
-    if not (math.isfinite(value) and value > 0):
+    if not is_positive_finite(value):
         raise UsageError(
             f"invalid --timeout {text!r}; write 500ms, 5s, 2m or a number of seconds"
         )

@@ -7,6 +7,7 @@ notebook experience on top of it.
 from __future__ import annotations
 
 from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools.abort import AbortController, AbortError, AbortSignal, TimeoutReason
 from dsh_nb.tools.approval import (
     ApprovalRequest,
     ApprovalService,
@@ -72,13 +73,7 @@ from dsh_nb.tools.structured import (
     assert_supported_output_schema,
     validate_structured_value,
 )
-from dsh_nb.tools.timeout import (
-    AbortController,
-    AbortError,
-    AbortSignal,
-    TimeoutPolicy,
-    TimeoutReason,
-)
+from dsh_nb.tools.timeout import TimeoutPolicy
 from dsh_nb.tools.trace import TraceRecord
 
 __all__ = [

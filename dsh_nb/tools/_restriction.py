@@ -8,23 +8,12 @@ every name must be a currently registered global so a typo fails at once.
 from __future__ import annotations
 
 import difflib
-import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from dsh_nb.tools.errors import ToolDefinitionError
 
-__all__ = ["Restriction", "check_timeout_ms"]
-
-
-def check_timeout_ms(value: object) -> bool:
-    """Whether ``value`` is a usable budget: a finite number > 0, not a bool."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
+__all__ = ["Restriction"]
 
 
 @dataclass(frozen=True, slots=True)

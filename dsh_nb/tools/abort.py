@@ -28,6 +28,7 @@ from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.jsonvalue import format_number
 
 __all__ = [
+    "is_positive_finite",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -315,7 +316,13 @@ def timeout_of(carrier: object, code: str | None = None) -> TimeoutReason | None
     return reason
 
 
-def _is_positive_finite(value: object) -> bool:
+def is_positive_finite(value: object) -> bool:
+    """Whether ``value`` is a usable budget: a finite number above zero.
+
+    The one check for every timeout and budget (definitions, the registry,
+    the timeout policy, clamps, the notebook's config and magics): a
+    ``bool`` is not a number, an ``int`` of any size is finite.
+    """
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
@@ -336,6 +343,6 @@ def clamp_timeout(
     """
     if requested is None:
         return min(default, maximum)
-    if not _is_positive_finite(requested):
+    if not is_positive_finite(requested):
         raise ValueError(f"{name} must be a positive finite number")
     return min(requested, maximum)

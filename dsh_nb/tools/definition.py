@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from dsh_nb.tools._names import check_tool_name
-from dsh_nb.tools._restriction import check_timeout_ms
+from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
@@ -72,7 +72,7 @@ def _is_raw_json_schema(parameters: Mapping[str, Any]) -> bool:
 
 
 def _check_timeout(name: str, timeout_ms: object) -> None:
-    if timeout_ms is not None and not check_timeout_ms(timeout_ms):
+    if timeout_ms is not None and not is_positive_finite(timeout_ms):
         raise ToolDefinitionError(
             f"defineTool({name}): timeoutMs must be a positive finite number "
             f"(got {timeout_ms!r})"

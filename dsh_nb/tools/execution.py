@@ -16,9 +16,9 @@ from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent
-    from dsh_nb.tools.timeout import AbortSignal
 
 __all__ = [
     "Accept",
@@ -99,7 +99,9 @@ class ToolExecution:
         parent: ToolExecutionToken | None,
         signal: AbortSignal | None,
     ) -> None:
-        # The slots' own setters: one per call, cheaper than object.__setattr__.
+        # The slots' own setters, bound once below: measured 2026-12-01 on
+        # the loaded 2-core VM, 2.6 µs per ToolExecution against 4.2 µs with
+        # object.__setattr__ (min of 9 x 100,000, three runs), so they stay.
         _SET_TOKEN(self, ToolExecutionToken())
         _SET_CALL_ID(self, call_id)
         _SET_NAME(self, name)
@@ -221,7 +223,8 @@ class ToolExecutionResult:
         meta: Any = ABSENT,
     ) -> None:
         # What the generated frozen __init__ does, through the slots' own
-        # setters: every call builds one result, and this is 2.5x faster.
+        # setters: every call builds one result. Measured 2026-12-01 on the
+        # loaded VM: 2.6 µs against 3.8 µs for the generated __init__.
         _SET_RESULT_CALL_ID(self, call_id)
         _SET_RESULT_CONTENT(self, content)
         _SET_RESULT_IS_ERROR(self, is_error)

@@ -39,6 +39,7 @@ from dsh_nb.tools._decisions import (
     check_pre,
     check_result,
 )
+from dsh_nb.tools._observers import notify
 from dsh_nb.tools._waterfall import Ready, Vetting, describe, run_waterfall
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.execution import (
@@ -428,7 +429,7 @@ async def _drive(
         journal.record_result(session, final, outcome)
     # 9 observers
     _set(ex, "_phase", _PHASE_FROZEN)
-    registry._notify(ex, final, observers, tracers, rec)
+    notify(ex, final, observers, tracers, rec)
     if want_run:
         return ToolRun(result=final, outcome=outcome, execution=ex)
     return final

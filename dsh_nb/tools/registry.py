@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.tools import pipeline
 from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools._restriction import Restriction, check_timeout_ms
+from dsh_nb.tools._restriction import Restriction
 from dsh_nb.tools._scopes import ScopeMap
-from dsh_nb.tools._waterfall import ListenerList, describe
+from dsh_nb.tools._waterfall import ListenerList
+from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.execution import (
@@ -31,7 +32,7 @@ from dsh_nb.tools.worker import WorkerThreads
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
-    from dsh_nb.tools.trace import Recorder, TraceRecord
+    from dsh_nb.tools.trace import TraceRecord
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -106,7 +107,7 @@ class ToolRegistry:
         if not callable(getattr(definition, "execute", None)):
             raise ToolDefinitionError(f'tool "{name}" has no callable execute')
         timeout_ms = getattr(definition, "timeout_ms", None)
-        if timeout_ms is not None and not check_timeout_ms(timeout_ms):
+        if timeout_ms is not None and not is_positive_finite(timeout_ms):
             raise ToolDefinitionError(
                 f'tool "{name}" timeoutMs must be a positive finite number '
                 f"(got {timeout_ms!r})"
@@ -405,68 +406,11 @@ class ToolRegistry:
         """
         return pipeline._drive(self, call, True)  # type: ignore[return-value]
 
-    def _notify(
-        self,
-        execution: ToolExecution,
-        result: ToolExecutionResult,
-        observers: tuple[ResultObserver, ...],
-        tracers: tuple[TraceObserver, ...],
-        rec: Recorder | None,
-    ) -> None:
-        """Tell the observers snapshotted at call start; each is contained."""
-        for observer in observers:
-            # _contain, inlined for the common case: no extra frame per call.
-            try:
-                out = observer(execution, result)
-                if out is not None:
-                    _refuse_async(observer, out)
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - never starve peers
-                _report(execution, "tools/result observer", exc)
-        if rec is not None:
-            records = rec.trace()
-            for tracer in tracers:
-                _contain(tracer, execution, result, "trace observer", records)
-
     def __repr__(self) -> str:
         return (
             f"<ToolRegistry {len(self._globals)} global tools, "
             f"{len(self._scoped)} scoped layers>"
         )
-
-
-def _contain(
-    fn: Callable[..., Any],
-    execution: ToolExecution,
-    result: ToolExecutionResult,
-    what: str,
-    *extra: object,
-) -> None:
-    try:
-        out = fn(execution, result, *extra)
-        if out is not None:
-            _refuse_async(fn, out)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - one observer never starves peers
-        _report(execution, what, exc)
-
-
-def _refuse_async(fn: Callable[..., Any], out: object) -> None:
-    if hasattr(out, "__await__"):
-        getattr(out, "close", lambda: None)()
-        raise TypeError(f"{describe(fn)} is async; observers must be synchronous")
-
-
-def _report(execution: ToolExecution, what: str, exc: BaseException) -> None:
-    _log.warning(
-        'tool "%s" (%s): %s failed: %s',
-        execution.name,
-        execution.call_id,
-        what,
-        error_message(exc),
-    )
 
 
 class _GuardEntry:

@@ -5,9 +5,7 @@ stop; :class:`TimeoutPolicy` arms the deadline, waits for the tool to settle
 and then reports ``TOOL_TIMEOUT`` if its own timer fired first. Nothing here
 cancels a task or kills work.
 
-The signals and deadlines themselves live in :mod:`dsh_nb.tools.abort`; this
-module re-exports them so ``from dsh_nb.tools.timeout import AbortSignal``
-keeps working.
+The signals and deadlines themselves live in :mod:`dsh_nb.tools.abort`.
 """
 
 from __future__ import annotations
@@ -18,13 +16,9 @@ from typing import TYPE_CHECKING, Final
 
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.abort import (
-    AbortController,
-    AbortError,
     AbortSignal,
-    TimeoutReason,
-    _is_positive_finite,
-    clamp_timeout,
     deadline,
+    is_positive_finite,
     timeout_of,
 )
 from dsh_nb.tools.errors import ToolTimeoutError, error_info
@@ -34,18 +28,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
     from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = [
-    "TOOL_TIMEOUT",
-    "AbortController",
-    "AbortError",
-    "AbortSignal",
-    "TimeoutPolicy",
-    "TimeoutReason",
-    "clamp_timeout",
-    "deadline",
-    "timeout_of",
-    "tool_timeout_result",
-]
+__all__ = ["TOOL_TIMEOUT", "TimeoutPolicy", "tool_timeout_result"]
 
 TOOL_TIMEOUT: Final = "TOOL_TIMEOUT"
 """The deadline code (and result code) of the tool-call timeout policy."""
@@ -80,7 +63,7 @@ class TimeoutPolicy:
 
     def __post_init__(self) -> None:
         value = self.default_timeout_ms
-        if value is not None and not _is_positive_finite(value):
+        if value is not None and not is_positive_finite(value):
             raise ValueError(
                 "TimeoutPolicy(default_timeout_ms=...) must be a positive finite"
                 f" number of milliseconds or None, got {value!r}"

@@ -18,9 +18,13 @@ import asyncio
 import contextvars
 import inspect
 import logging
+import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.tools.threadstop import ask_to_stop
 
 if TYPE_CHECKING:
     from dsh_nb.tools.abort import AbortSignal
@@ -29,9 +33,11 @@ __all__ = [
     "ASYNC_MARK",
     "Abandoned",
     "WorkerThreads",
+    "body_running",
     "is_async",
     "mark_async",
     "settle",
+    "still_running",
 ]
 
 _log = logging.getLogger("dsh_nb.tools")
@@ -94,7 +100,10 @@ class WorkerThreads:
             )
         context = contextvars.copy_context()
         loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self._pool, context.run, fn, *args)
+        body = _Body(fn)
+        future = loop.run_in_executor(self._pool, context.run, body, *args)
+        _bodies[future] = body
+        return future
 
     def shutdown(self) -> None:
         """Stop taking bodies; running ones finish in the background."""
@@ -103,34 +112,111 @@ class WorkerThreads:
             self._pool = None
 
 
+class _Body:
+    """One body in a worker thread: which thread runs it, and whether it ended.
+
+    The lock makes :meth:`stop` and the body's end exclusive, so the
+    exception is never set on a pool thread that moved on to another body.
+    """
+
+    __slots__ = ("done", "fn", "ident", "lock")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.lock = threading.Lock()
+        self.ident: int | None = None
+        self.done = False
+
+    def __call__(self, *args: object) -> Any:
+        with self.lock:
+            self.ident = threading.get_ident()
+        try:
+            return self.fn(*args)
+        finally:
+            try:
+                with self.lock:
+                    self.done = True
+            except KeyboardInterrupt:  # a stop that raced the body's end
+                self.done = True
+
+    def stop(self) -> bool:
+        """Ask the thread to raise ``KeyboardInterrupt``; False if it ended."""
+        with self.lock:
+            if self.done or self.ident is None:
+                return False
+            return ask_to_stop(self.ident)
+
+
+_bodies: weakref.WeakKeyDictionary[asyncio.Future[Any], _Body] = (
+    weakref.WeakKeyDictionary()
+)
+_STOP_GRACE_S: Final = 0.5
+
+
+async def _interrupted(future: asyncio.Future[Any]) -> None:
+    """The caller is cancelled (an interrupt): ask the body's thread to stop.
+
+    A Python loop stops within the grace period; a body blocked in C may
+    not, and then runs on (its late return is dropped, like an abandoned
+    body's): :func:`still_running` says so.
+    """
+    body = _bodies.get(future)
+    if future.done() or body is None:
+        return
+    future.add_done_callback(_drop_late)
+    if body.stop():
+        await asyncio.wait({future}, timeout=_STOP_GRACE_S)
+
+
+def still_running(future: asyncio.Future[Any]) -> bool:
+    """Whether the body behind ``future`` is still running in its thread."""
+    body = _bodies.get(future)
+    return body is not None and not body.done
+
+
 async def settle(future: asyncio.Future[Any], signal: AbortSignal | None) -> Any:
     """The body's return value, or :class:`Abandoned` once ``signal`` aborts.
 
     A return that is itself awaitable (a sync function handing back a
     coroutine) is awaited here, on the loop.
     """
-    if signal is not None:
-        loop = asyncio.get_running_loop()
-        aborted: asyncio.Future[None] = loop.create_future()
+    try:
+        if signal is not None:
+            loop = asyncio.get_running_loop()
+            aborted: asyncio.Future[None] = loop.create_future()
 
-        def on_abort(_reason: object) -> None:
-            if not aborted.done():
-                aborted.set_result(None)
+            def on_abort(_reason: object) -> None:
+                if not aborted.done():
+                    aborted.set_result(None)
 
-        undo = signal.add_callback(on_abort)
-        try:
-            if signal.aborted:
-                on_abort(None)
-            await asyncio.wait({future, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            undo()
-        if not future.done():
-            future.add_done_callback(_drop_late)
-            raise Abandoned(signal.reason)
-    out = await future
+            undo = signal.add_callback(on_abort)
+            try:
+                if signal.aborted:
+                    on_abort(None)
+                await asyncio.wait(
+                    {future, aborted}, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                undo()
+            if not future.done():
+                future.add_done_callback(_drop_late)
+                raise Abandoned(signal.reason)
+        # Shielded: a cancelled caller must not cancel the future before the
+        # body's thread was asked to stop (below).
+        out = await asyncio.shield(future)
+    except asyncio.CancelledError as exc:
+        await _interrupted(future)
+        if still_running(future):
+            exc.dsh_body_running = True  # type: ignore[attr-defined]
+        raise
     if hasattr(out, "__await__"):
         out = await out
     return out
+
+
+def body_running(exc: BaseException) -> bool:
+    """Whether a cancelled call left its body running in a worker thread."""
+    return bool(getattr(exc, "dsh_body_running", False))
 
 
 def _drop_late(future: asyncio.Future[Any]) -> None:

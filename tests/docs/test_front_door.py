@@ -51,6 +51,10 @@ def test_the_lab_extra_brings_jupyterlab_4_and_notebook_7() -> None:
     assert lab == {
         "jupyterlab": "jupyterlab>=4.6,<4.7",
         "notebook": "notebook>=7.6,<8",
+        # notebooks 08 and 09 run a model loop and an MCP server and client
+        "dsh_nb[models]": "dsh_nb[models]",
+        "dsh_nb[mcp]": "dsh_nb[mcp]",
+        "mcp-server-time": "mcp-server-time>=2026.1",
     }
     assert "dsh_nb[lab]" in extras["test"], "[test] must include [lab]"
     for package, command, major in (

@@ -14,7 +14,7 @@ from typing import Any
 from e2e_lab import TIMEOUT_MS, LabServer, page_errors, run_notebook
 from playwright.sync_api import expect
 
-SPEC, CALL, CARD, MARKDOWN, PROMPT, CONTROL = 2, 3, 4, 5, 6, 7
+SPEC, CALL, CARD, MARKDOWN, PROMPT, CONTROL, RAW = 2, 3, 4, 5, 6, 7, 8
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b"
 
 
@@ -42,6 +42,18 @@ def test_hostile_text_is_bounded_visible_and_never_typeset(
     assert 200_000 <= drawn < 201_000, drawn
     notice = card.locator(".dsh-ToolCard-notice")
     expect(notice).to_contain_text("2,800,000 of 3,000,000 characters not shown")
+
+    # A hand-made payload over its own limits is still drawn within them.
+    raw = _cell(page, RAW).locator(".dsh-ToolCard")
+    expect(raw).to_have_count(2, timeout=TIMEOUT_MS)
+    rows = raw.nth(0).locator(".dsh-ToolCard-line")
+    assert rows.count() == 50
+    expect(raw.nth(0).locator(".dsh-ToolCard-skip")).to_have_text(
+        "\u22ef 4,950 more rows"
+    )
+    texts = raw.nth(1).locator(".dsh-ToolCard-text")
+    lengths = texts.evaluate_all("els => els.map(e => e.textContent.length)")
+    assert lengths == [1000, 1000], lengths
 
     # Item 10: bidi overrides, isolates and controls are shown, not obeyed.
     spoof = _cell(page, CARD).locator(".dsh-ToolCard")

@@ -193,13 +193,14 @@ def test_no_payload_runs_in_either_rendering(corpus: tuple[Any, list[str]]) -> N
     assert ours["bad"] == []
     assert ours["live"] == 0 and ours["foreignSvg"] == 0
     assert ours["typeset"] == []
-    # Each payload arrived, as text, in each field checked.
-    assert _mismatch(ours["titles"], generic * len(KINDS)) == ""
-    assert _mismatch(ours["texts"], [p for p in generic for _ in (1, 2)]) == ""
-    assert (
-        _mismatch(ours["locations"][: len(PAYLOADS)], [f"{p}:3" for p in generic]) == ""
-    )
-    assert _mismatch(ours["inputs"][len(PAYLOADS) :], generic) == ""
+    # Each payload arrived, as text, in each field checked, with control and
+    # bidi characters made visible exactly as the text/html card shows them.
+    seen = [visible(p) for p in generic]
+    assert _mismatch(ours["titles"], seen * len(KINDS)) == ""
+    # One text each: the result's content replaces the call's (contract 7.3).
+    assert _mismatch(ours["texts"], seen) == ""
+    assert _mismatch(ours["locations"][: len(PAYLOADS)], [f"{p}:3" for p in seen]) == ""
+    assert _mismatch(ours["inputs"][len(PAYLOADS) :], seen) == ""
 
     html = _cell(page, HTML_CELL).evaluate(AUDIT)
     assert html["outputs"] == CARDS

@@ -15,6 +15,9 @@ MODULES = [
     "dsh_nb.mcp.clientconfig",
     "dsh_nb.mcp.client",
     "dsh_nb.mcp.tooldef",
+    "dsh_nb.mcp.errors",
+    "dsh_nb.mcp.transport",
+    "dsh_nb.mcp.bridge",
 ]
 BANNED = ["IPython", "ipykernel", "ipywidgets", "traitlets", "comm", "mcp", "uvicorn"]
 

@@ -236,6 +236,25 @@ def test_connect_in_the_kernel_and_a_server_killed_mid_call(kernel):
     kernel.run("await conn.close()")
 
 
+def test_the_connect_magic_registers_and_closes(kernel):
+    msg_id = kernel.execute_async(f"%tools connect fm -- {sys.executable} {FAULT}")
+    kernel.collect(msg_id).check()
+    kernel.wait_for(
+        lambda: any(
+            "connected to MCP server 'fm'" in t for t in _texts(kernel, msg_id)
+        ),
+        timeout=30,
+    )
+    assert "fm_echo" in " ".join(_texts(kernel, msg_id))
+    reply = kernel.run('print((await dsh_nb.call("fm_echo", text="hi")).text)')
+    assert reply.stdout.strip() == "hi"
+    kernel.run("%tools connect --close fm")
+    kernel.wait_for(
+        lambda: "False" in kernel.run('print("fm_echo" in dsh_nb.registry())').stdout,
+        timeout=10,
+    )
+
+
 def test_another_process_connects_to_the_kernels_tools(kernel, served):
     async def go():
         registry = ToolRegistry()

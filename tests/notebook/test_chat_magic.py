@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ipshell import fresh_shell, run
+from ipshell import run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.cards import CARD_MIME
@@ -17,11 +17,6 @@ def add(a: int, b: int = 0) -> str:
     """Add two integers."""
     return str(a + b)
 '''
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 @pytest.fixture

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from ipshell import fresh_shell, run
+from ipshell import run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.models import wire
@@ -80,11 +79,6 @@ def remind(execution, result, next):
         })
     return next()
 """
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 # --- wire ----------------------------------------------------------------------------

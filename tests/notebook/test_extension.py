@@ -5,10 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 
 import pytest
-from ipshell import EXT, fresh_shell, run
+from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.notebook import extension
@@ -25,11 +24,6 @@ def add(a: int, b: int) -> str:
     """Add two integers."""
     return str(a + b)
 '''
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 def _ours(ip: InteractiveShell) -> list[object]:

@@ -83,7 +83,7 @@ def test_setup_tools(kernel: KernelHarness) -> None:
     [
         (
             "spin",
-            "%%tool --timeout 1s\ndef spin() -> str:\n    while True:\n        pass\n",
+            "%%tool --timeout 60s\ndef spin() -> str:\n    while True:\n        pass\n",
         ),
         (
             "aspin",
@@ -107,6 +107,48 @@ def test_interrupt_ends_a_stuck_call(
     assert reply.error is not None and reply.error["ename"] == "CancelledError"
     assert cards(kernel, msg_id)[-1]["status"] == "cancelled"
     assert_usable(kernel)
+
+
+def test_interrupt_stops_a_sync_body_in_its_worker_thread(
+    kernel: KernelHarness,
+) -> None:
+    kernel.run("import threading\nSTOPPED = []\n")
+    kernel.run(
+        "%%tool\ndef burn() -> str:\n"
+        "    STOPPED.append(threading.current_thread().name)\n"
+        "    try:\n        while True:\n            pass\n"
+        "    except KeyboardInterrupt:\n        STOPPED.append('stopped')\n        raise\n"
+    )
+    msg_id = kernel.execute_async("%call burn {}")
+    wait_running(kernel, msg_id)
+    reply, took = interrupt_and_collect(kernel, msg_id)
+    assert reply.status == "error" and took < INTERRUPT_BOUND_S
+    final = cards(kernel, msg_id)[-1]
+    assert final["status"] == "cancelled"
+    assert "result" not in final  # stopped: no "may still be running" note
+    stopped = kernel.run("print(STOPPED)").stdout.strip()
+    assert stopped.startswith("['dsh-tool") and stopped.endswith("'stopped']")
+    assert_usable(kernel)
+
+
+def test_a_body_that_cannot_be_stopped_is_said_to_run_on(
+    kernel: KernelHarness,
+) -> None:
+    kernel.run(
+        "%%tool\ndef doze() -> str:\n    import time\n    time.sleep(20)\n    return 'x'\n"
+    )
+    msg_id = kernel.execute_async("%call doze {}")
+    wait_running(kernel, msg_id)
+    reply, took = interrupt_and_collect(kernel, msg_id)
+    assert reply.status == "error" and took < INTERRUPT_BOUND_S
+    final = cards(kernel, msg_id)[-1]
+    assert final["status"] == "cancelled"
+    [note] = final["result"]["content"]
+    assert note["text"].startswith(
+        "Interrupted. The tool's body could not be stopped and may still be "
+        "running in a worker thread; nothing else is blocked"
+    )
+    assert_usable(kernel)  # while the body still sleeps
 
 
 def test_interrupt_ends_a_call_blocked_on_input(kernel: KernelHarness) -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from ipshell import fresh_shell, run
+from ipshell import run
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
@@ -23,11 +22,6 @@ def add(a: int, b: int = 2) -> str:
     """Add two integers."""
     return str(a + b)
 '''
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 @pytest.mark.parametrize(

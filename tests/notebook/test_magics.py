@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
 
 import pytest
-from ipshell import Cell, fresh_shell, run
+from ipshell import Cell, run
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -24,11 +23,6 @@ def add(a: int, b: int = 2) -> str:
     """Add two integers."""
     return str(a + b)
 '''
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 def usage_error(cell: Cell) -> str:

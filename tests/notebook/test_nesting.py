@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from ipshell import fresh_shell, run
+from ipshell import run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.notebook import extension
@@ -26,11 +24,6 @@ _rec = dsh_nb.registry().register(
     define_tool(name="rec", description="Calls itself.", parameters={}, execute=rec)
 )
 """
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 def test_a_tool_calling_itself_stops_at_max_call_depth(ip: InteractiveShell) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ipshell import EXT, fresh_shell, run
+from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.cards import CARD_MIME
@@ -41,11 +40,6 @@ CALLS = [
     '%call add {"a": "one"}',
     '%call add {"a": 5}',
 ]
-
-
-@pytest.fixture
-def ip() -> Iterator[InteractiveShell]:
-    yield from fresh_shell()
 
 
 def _live_session(ip: InteractiveShell, path: Path) -> list[dict[str, object]]:
@@ -157,6 +151,7 @@ def test_replay_reads_status_and_approval_from_the_journal_alone(
                     },
                     "status": "timeout",
                     "stage": "execute",
+                    "bodyRunning": True,
                 },
             },
             {
@@ -188,6 +183,7 @@ def test_replay_reads_status_and_approval_from_the_journal_alone(
     ]
     assert cards[0]["approval"] == "rejected"
     assert cards[1]["call"]["rawInput"] == "{broken"
+    assert "may still be running" in cards[1]["result"]["content"][-1]["text"]
     assert "result" not in cards[2]
 
 

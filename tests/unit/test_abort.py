@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dsh_nb.tools.timeout import (
+from dsh_nb.tools.abort import (
     AbortController,
     AbortError,
     AbortSignal,

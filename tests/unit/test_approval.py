@@ -47,8 +47,8 @@ OK = {"callId": "c1", "content": [text("ran")], "isError": False}
 
 
 def abort_controller() -> Any:
-    timeout = pytest.importorskip("dsh_nb.tools.timeout")
-    return timeout.AbortController()
+    abort = pytest.importorskip("dsh_nb.tools.abort")
+    return abort.AbortController()
 
 
 class FakeSignal:

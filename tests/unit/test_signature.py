@@ -22,6 +22,7 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import NotRequired, TypedDict
 
+from dsh_nb.tools.abort import AbortController, AbortSignal
 from dsh_nb.tools.definition import tool
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.execution import ToolExecution
@@ -32,7 +33,6 @@ from dsh_nb.tools.signature import (
     docstring_summary,
     spec_from_signature,
 )
-from dsh_nb.tools.timeout import AbortController, AbortSignal
 
 
 class Color(str, enum.Enum):

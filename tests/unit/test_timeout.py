@@ -10,6 +10,13 @@ from typing import Any
 
 import pytest
 
+from dsh_nb.tools.abort import (
+    AbortController,
+    AbortSignal,
+    TimeoutReason,
+    deadline,
+    timeout_of,
+)
 from dsh_nb.tools.definition import define_tool
 from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.execution import (
@@ -20,16 +27,7 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.session import Agent
-from dsh_nb.tools.timeout import (
-    TOOL_TIMEOUT,
-    AbortController,
-    AbortSignal,
-    TimeoutPolicy,
-    TimeoutReason,
-    deadline,
-    timeout_of,
-    tool_timeout_result,
-)
+from dsh_nb.tools.timeout import TOOL_TIMEOUT, TimeoutPolicy, tool_timeout_result
 
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}
 Body = Callable[[Any, ToolExecution], Awaitable[Any]]

@@ -1,0 +1,80 @@
+"""Notifying ``tools/result`` and trace observers: each one is contained.
+
+Observers cannot change the outcome (contract §4.13): one that raises is
+logged and the others still run; an async one is refused, since nothing
+would await it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dsh_nb.tools._waterfall import describe
+from dsh_nb.tools.errors import error_message
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.trace import Recorder
+
+__all__ = ["notify"]
+
+_log = logging.getLogger("dsh_nb.tools")
+
+
+def notify(
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    observers: tuple[Callable[..., Any], ...],
+    tracers: tuple[Callable[..., Any], ...],
+    rec: Recorder | None,
+) -> None:
+    """Tell the observers snapshotted at call start; each is contained."""
+    for observer in observers:
+        # _contain, inlined for the common case: no extra frame per call.
+        try:
+            out = observer(execution, result)
+            if out is not None:
+                _refuse_async(observer, out)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - never starve peers
+            _report(execution, "tools/result observer", exc)
+    if rec is not None:
+        records = rec.trace()
+        for tracer in tracers:
+            _contain(tracer, execution, result, "trace observer", records)
+
+
+def _contain(
+    fn: Callable[..., Any],
+    execution: ToolExecution,
+    result: ToolExecutionResult,
+    what: str,
+    *extra: object,
+) -> None:
+    try:
+        out = fn(execution, result, *extra)
+        if out is not None:
+            _refuse_async(fn, out)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - one observer never starves peers
+        _report(execution, what, exc)
+
+
+def _refuse_async(fn: Callable[..., Any], out: object) -> None:
+    if hasattr(out, "__await__"):
+        getattr(out, "close", lambda: None)()
+        raise TypeError(f"{describe(fn)} is async; observers must be synchronous")
+
+
+def _report(execution: ToolExecution, what: str, exc: BaseException) -> None:
+    _log.warning(
+        'tool "%s" (%s): %s failed: %s',
+        execution.name,
+        execution.call_id,
+        what,
+        error_message(exc),
+    )
