@@ -167,26 +167,31 @@ def _anthropic_calls(message_or_blocks: object) -> list[ParsedCall]:
     for index, block in enumerate(blocks or ()):
         if _block_type(block) != "tool_use":
             continue
-        call_id = _field(block, "id")
-        if not isinstance(call_id, str) or not call_id:
-            call_id = f"toolu_{index}"
-        name = _field(block, "name")
-        if not isinstance(name, str) or not name:
-            out.append(
-                ParsedCall(
-                    call_id=call_id,
-                    name="",
-                    arguments=None,
-                    error="Error: tool call has no function name",
-                )
-            )
-            continue
-        arguments, problem = parse_arguments(_field(block, "input"))
-        error = None if problem is None else BAD_ARGUMENTS.format(problem)
         out.append(
-            ParsedCall(call_id=call_id, name=name, arguments=arguments, error=error)
+            _parsed(
+                _field(block, "id"),
+                f"toolu_{index}",
+                _field(block, "name"),
+                _field(block, "input"),
+            )
         )
     return out
+
+
+def _parsed(call_id: object, fallback_id: str, name: object, raw: object) -> ParsedCall:
+    """One call in either format; a missing name or bad JSON sets ``error``."""
+    if not isinstance(call_id, str) or not call_id:
+        call_id = fallback_id
+    if not isinstance(name, str) or not name:
+        return ParsedCall(
+            call_id=call_id,
+            name="",
+            arguments=None,
+            error="Error: tool call has no function name",
+        )
+    arguments, problem = parse_arguments(raw)
+    error = None if problem is None else BAD_ARGUMENTS.format(problem)
+    return ParsedCall(call_id=call_id, name=name, arguments=arguments, error=error)
 
 
 def _tool_calls(message_or_calls: object) -> Sequence[Any]:
@@ -228,25 +233,14 @@ def parse_tool_calls(message_or_calls: object) -> list[ParsedCall]:
         return _anthropic_calls(message_or_calls)
     out: list[ParsedCall] = []
     for index, call in enumerate(_tool_calls(message_or_calls)):
-        call_id = _field(call, "id")
-        if not isinstance(call_id, str) or not call_id:
-            call_id = f"call_{index}"
         function = _field(call, "function")
-        name = _field(function, "name") if function is not None else None
-        if not isinstance(name, str) or not name:
-            out.append(
-                ParsedCall(
-                    call_id=call_id,
-                    name="",
-                    arguments=None,
-                    error="Error: tool call has no function name",
-                )
-            )
-            continue
-        arguments, problem = parse_arguments(_field(function, "arguments"))
-        error = None if problem is None else BAD_ARGUMENTS.format(problem)
         out.append(
-            ParsedCall(call_id=call_id, name=name, arguments=arguments, error=error)
+            _parsed(
+                _field(call, "id"),
+                f"call_{index}",
+                _field(function, "name") if function is not None else None,
+                _field(function, "arguments"),
+            )
         )
     return out
 
