@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dsh_nb.mcp._lowlevel import changing_server
 from dsh_nb.tools import journal
 from dsh_nb.tools.abort import AbortController, AbortError
 from dsh_nb.tools.errors import error_message
@@ -136,7 +137,6 @@ class RegistryAdapter:
 
     def build(self, loop: asyncio.AbstractEventLoop) -> Server[Any]:
         """A fresh low-level server whose handlers read this registry."""
-        from mcp.server import NotificationOptions, Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         self._loop = loop
@@ -145,18 +145,7 @@ class RegistryAdapter:
         self._listen = ListenHandler(self._bus)
         adapter = self
 
-        class _Server(Server[Any]):
-            # Streamable HTTP asks for options with no arguments, which would
-            # advertise listChanged=False; ours changes, and says so.
-            def create_initialization_options(
-                self, notification_options: Any = None, *args: Any, **kwargs: Any
-            ) -> Any:
-                options = notification_options or NotificationOptions(
-                    tools_changed=True
-                )
-                return super().create_initialization_options(options, *args, **kwargs)
-
-        server = _Server(
+        server = changing_server(
             "dsh_nb",
             version=_version(),
             instructions="Tools from a Jupyter notebook, run through dsh_nb.",

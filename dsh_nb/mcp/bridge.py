@@ -22,6 +22,7 @@ import sys
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.mcp._lowlevel import changing_server
 from dsh_nb.mcp.runtime import RuntimeEntry, find_entry
 
 if TYPE_CHECKING:
@@ -166,21 +167,11 @@ class Bridge:
 
     def server(self) -> Any:
         """The stdio-side low-level server."""
-        from mcp.server import NotificationOptions, Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         self._bus = InMemorySubscriptionBus()
 
-        class _Server(Server[Any]):
-            def create_initialization_options(
-                self, notification_options: Any = None, *args: Any, **kwargs: Any
-            ) -> Any:
-                options = notification_options or NotificationOptions(
-                    tools_changed=True
-                )
-                return super().create_initialization_options(options, *args, **kwargs)
-
-        server = _Server(
+        server = changing_server(
             "dsh_nb-bridge",
             instructions="Tools of a running Jupyter kernel, through dsh_nb.",
             on_list_tools=self.list_tools,
