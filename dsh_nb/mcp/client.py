@@ -28,6 +28,7 @@ from dsh_nb.mcp.errors import (
 )
 from dsh_nb.mcp.tooldef import McpToolDefinition
 from dsh_nb.mcp.transport import make_transport
+from dsh_nb.tools._names import check_tool_name, suggest_tool_name
 from dsh_nb.tools.abort import AbortError
 from dsh_nb.tools.definition import ToolDefinition, define_tool
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
@@ -219,7 +220,22 @@ class McpConnection:
         self._apply(tools)
 
     def _apply(self, tools: Sequence[types.Tool]) -> None:
-        wanted = {f"{self.name}_{t.name}": t for t in tools}
+        wanted: dict[str, types.Tool] = {}
+        for remote in tools:
+            local = f"{self.name}_{remote.name}"
+            if check_tool_name(local, "") is not None:
+                # Model APIs refuse a whole request for one bad name (a dot,
+                # a space): register under the nearest name they accept.
+                local = suggest_tool_name(local)
+            if local in wanted:
+                _log.warning(
+                    "MCP tool %r not registered: %r already names %r",
+                    remote.name,
+                    local,
+                    wanted[local].name,
+                )
+                continue
+            wanted[local] = remote
         for local in list(self._disposers):
             if local not in wanted:
                 self._disposers.pop(local)[0]()

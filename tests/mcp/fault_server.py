@@ -43,6 +43,8 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
         ),
         types.Tool(name="crash", description="Crash.", input_schema=schema()),
         types.Tool(name="grow", description="Grow.", input_schema=schema()),
+        # A name model APIs refuse: registered under a name they accept.
+        types.Tool(name="files.read", description="Dotted.", input_schema=schema()),
         types.Tool(
             name="image",
             description="Rich content.",
@@ -75,6 +77,8 @@ async def call_tool(ctx, params) -> types.CallToolResult:
         EXTRA.append(f"grown{len(EXTRA) + 1}")
         await ctx.session.send_tool_list_changed()
         return types.CallToolResult(content=[types.TextContent(text="grew")])
+    if params.name == "files.read":
+        return types.CallToolResult(content=[types.TextContent(text="read it")])
     if params.name == "image":
         return types.CallToolResult(
             content=[

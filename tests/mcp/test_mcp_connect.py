@@ -108,6 +108,11 @@ async def test_content_list_changed_and_cancellation(tmp_path):
         "f", command=FAULT, registry=registry, env={"FAULT_LOG": str(log)}
     )
     try:
+        # "files.read" is renamed where it is registered, so a model request
+        # carrying the registry's tools is never refused for one name; the
+        # call still reaches the server's own name.
+        assert "f_files_read" in conn.tools and "f_files.read" not in conn.tools
+        assert (await run(registry, "f_files_read")).text == "read it"
         rich = await run(registry, "f_image")
         assert [b["type"] for b in rich.content] == ["text", "image", "resource"]
         assert rich.content[1]["mimeType"] == "image/png"
