@@ -1,8 +1,8 @@
 """``pending_approvals()``: every approval prompt still waiting for a person.
 
 A prompt may sit in a cell scrolled far away (an MCP client's call shows
-under the cell that started the server); code, tests and the JupyterLab
-notification reach it here, and answer the very same prompt.
+under the cell that started the server); code and tests reach it here, and
+answer the very same prompt.
 """
 
 from __future__ import annotations
