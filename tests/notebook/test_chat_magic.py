@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
+from chatkit import TOOLS, configure
 from ipshell import run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.cards import CARD_MIME
 from dsh_nb.models.replay_server import ReplayServer
 from dsh_nb.models.scripted import ToolCallSpec, Turn
-
-TOOLS = '''%%tool
-def add(a: int, b: int = 0) -> str:
-    """Add two integers."""
-    return str(a + b)
-'''
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
-    with ReplayServer() as srv:
-        monkeypatch.setenv("REPLAY_KEY", srv.token)
-        yield srv
-
-
-def configure(ip: InteractiveShell, server: ReplayServer) -> None:
-    run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
-    run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
-    run(ip, '%config DshChat.model = "replay-model"')
 
 
 def texts(cell: object) -> list[str]:

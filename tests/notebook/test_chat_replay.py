@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import mistune
 import pytest
+from chatkit import TOOLS, configure
 from ipshell import fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 from xss_payloads import PAYLOADS
@@ -17,27 +17,12 @@ from dsh_nb.models.replay_server import ReplayServer
 from dsh_nb.models.scripted import ToolCallSpec, Turn
 from dsh_nb.notebook.chatview import safe_markdown
 
-TOOLS = '''%%tool
-def add(a: int, b: int = 0) -> str:
-    """Add two integers."""
-    return str(a + b)
-'''
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
-    with ReplayServer() as srv:
-        monkeypatch.setenv("REPLAY_KEY", srv.token)
-        yield srv
-
 
 def test_replay_after_a_restart(server: ReplayServer, tmp_path: Path) -> None:
     shells = fresh_shell()
     ip: InteractiveShell = next(shells)
     run(ip, TOOLS)
-    run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
-    run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
-    run(ip, '%config DshChat.model = "replay-model"')
+    configure(ip, server)
     server.add(
         Turn(
             text="Two sums.",
@@ -134,9 +119,7 @@ def test_replay_pairs_reused_call_ids_in_order(
     # Some servers number calls per response ("call_0" every time).
     for ip in fresh_shell():
         run(ip, TOOLS)
-        run(ip, f'%config DshChat.base_url = "{server.openai_url}"')
-        run(ip, '%config DshChat.api_key_env = "REPLAY_KEY"')
-        run(ip, '%config DshChat.model = "replay-model"')
+        configure(ip, server)
         server.add(
             Turn(
                 tool_calls=(
