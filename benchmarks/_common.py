@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from dsh_nb.tools import (
@@ -18,6 +20,14 @@ from dsh_nb.tools import (
     ToolRegistry,
     tool,
 )
+
+# benchmarks/mcp.py is named like the MCP SDK, and a script run from this
+# folder has the folder first on sys.path, so ``import mcp`` (here, or inside
+# openai-agents) would find the script. Every script imports this module
+# first; it moves the folder to the end of the path once, for all of them.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.append(str(_HERE))
 
 
 @dataclass
