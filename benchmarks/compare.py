@@ -34,13 +34,10 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import (
     ADD_ARGS,

@@ -21,17 +21,13 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.manager import KernelManager
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from _common import machine
+from jupyter_client.manager import KernelManager
 
 
 def _extension() -> str:

@@ -26,23 +26,15 @@ import asyncio
 import contextlib
 import socket
 import statistics
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-# This script is named like the SDK: its own folder goes last on the path,
-# so ``import mcp`` finds the package and ``_common`` is still found.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.append(str(_HERE))
+from _common import machine  # first: it keeps ``import mcp`` off this script
 
-from _common import machine  # noqa: E402
-
-from dsh_nb.mcp.client import connect_mcp  # noqa: E402
-from dsh_nb.mcp.server import serve_mcp  # noqa: E402
-from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool  # noqa: E402
+from dsh_nb.mcp.client import connect_mcp
+from dsh_nb.mcp.server import serve_mcp
+from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool
 
 
 @tool

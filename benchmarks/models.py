@@ -39,8 +39,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from _common import machine
 
 from dsh_nb.models import Chat, wire
@@ -182,16 +180,7 @@ def make_stream_peer(
     return run
 
 
-def _without_this_folder() -> list[str]:
-    """sys.path minus benchmarks/: its mcp.py would shadow the mcp package
-    that openai-agents imports."""
-    here = Path(__file__).resolve().parent
-    return [p for p in sys.path if Path(p or ".").resolve() != here]
-
-
 def make_agents_peer(client: Any) -> tuple[Callable[[], Awaitable[Any]] | None, str]:
-    saved = sys.path[:]
-    sys.path[:] = _without_this_folder()
     try:
         import agents
         from agents import (
@@ -204,8 +193,6 @@ def make_agents_peer(client: Any) -> tuple[Callable[[], Awaitable[Any]] | None, 
         )
     except ImportError:
         return None, "not installed (pip install 'dsh_nb[bench]')"
-    finally:
-        sys.path[:] = saved
     set_tracing_disabled(True)
     agent = Agent(
         name="bench",

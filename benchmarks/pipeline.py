@@ -20,22 +20,9 @@ server's ``call_tool`` and langchain-core.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-# benchmarks/mcp.py would shadow the MCP SDK (and openai-agents imports it):
-# import the real packages first, with this folder off the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-try:
-    import agents  # noqa: F401
-    import mcp.server.mcpserver  # noqa: F401
-except ImportError:
-    pass
-sys.path.insert(0, str(HERE))
-
-from _common import (  # noqa: E402 - after the path fix above
+from _common import (
     ADD_ARGS,
     PROFILE_ARGS,
     Case,
@@ -50,9 +37,9 @@ from _common import (  # noqa: E402 - after the path fix above
     table,
     yardstick,
 )
-from compare import openai_agents_cases  # noqa: E402
+from compare import openai_agents_cases
 
-from dsh_nb.tools import ToolRegistry, tool  # noqa: E402
+from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
 OURS = "dsh_nb full pipeline"

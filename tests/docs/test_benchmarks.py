@@ -39,6 +39,9 @@ def test_pipeline_benchmark_prints_our_rows_and_the_scale_check() -> None:
     # A peer is either measured or named as missing, never silently dropped.
     for peer in ("langchain-core StructuredTool.invoke", "MCP SDK call_tool"):
         assert out.count(f"| {peer} |") == 2
+    # The MCP SDK is a test dependency, so its row is measured: a script in
+    # benchmarks/ named mcp.py must not shadow the package.
+    assert re.search(NUMBER_ROW.format(peer="MCP SDK call_tool", tool="add"), out)
 
 
 def test_compare_writes_a_results_table(tmp_path: Path) -> None:
@@ -58,6 +61,9 @@ def test_compare_writes_a_results_table(tmp_path: Path) -> None:
             NUMBER_ROW.format(peer="dsh_nb full pipeline", tool=tool), written
         )
         assert f"`{tool}`: " in written
+        assert re.search(
+            NUMBER_ROW.format(peer="MCP SDK server call_tool", tool=tool), written
+        ), written
     assert "skipped (--no-ts)" in written
     assert f"wrote {target}" in out
 
