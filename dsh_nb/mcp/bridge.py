@@ -8,6 +8,11 @@ token, so the client's settings never do), forwards ``tools/list`` and
 restarts (a new port, a new token, a new file) it reconnects on the next
 request. Between kernels a call gets a clear error, not a hang.
 
+The kernel names one agent per client after its ``clientInfo``, so that
+policies can target Claude Code apart from Cursor; the bridge therefore
+introduces itself upstream with its own client's ``clientInfo``, not as
+a generic SDK client.
+
 The upstream SDK client lives in one long-lived task: entering and leaving
 it in different tasks breaks anyio's cancel scopes.
 """
@@ -46,6 +51,7 @@ class Bridge:
         self._lock = asyncio.Lock()
         self._downstream: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus: Any = None
+        self._client_info: types.Implementation | None = None
 
     def _unreachable(self) -> Exception:
         from mcp.shared.exceptions import MCPError
@@ -81,8 +87,12 @@ class Bridge:
 
     async def _run(self, entry: RuntimeEntry, ready: asyncio.Future[Client]) -> None:
         import httpx2
-        from mcp import Client
+        from mcp import Client, types
         from mcp.client.streamable_http import streamable_http_client
+
+        info = self._client_info or types.Implementation(
+            name="dsh_nb-bridge", version="0.1"
+        )
 
         http = httpx2.AsyncClient(
             headers={"Authorization": f"Bearer {entry.token}"},
@@ -93,6 +103,7 @@ class Bridge:
                 streamable_http_client(entry.url, http_client=http),
                 mode="legacy",
                 message_handler=self._on_upstream,
+                client_info=info,
             ) as client:
                 self._client = client
                 if not ready.done():
@@ -134,6 +145,9 @@ class Bridge:
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None and not ctx.protocol_version.startswith("2026"):
             self._downstream.add(connection)
+        params = getattr(ctx.session, "client_params", None)
+        if params is not None and self._client_info is None:
+            self._client_info = params.client_info
         return await call_next(ctx)
 
     async def list_tools(
