@@ -39,6 +39,14 @@ NOTEBOOK = "mcp_serve.ipynb"
 SERVE_CELL = 3  # markdown, load, %%tool, %tools serve
 CLIENT = "e2e-agent"
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=2)
+PROMPT_UNDER_CARD = """cell => {
+    const outputs = Array.from(cell.querySelectorAll('.jp-OutputArea-child'));
+    const at = outputs.findIndex(o =>
+        o.querySelector('.dsh-ToolCard[data-status="awaiting-approval"]'));
+    const next = at >= 0 ? outputs[at + 1] : undefined;
+    return !!next && Array.from(next.querySelectorAll('button')).some(
+        b => b.textContent.trim() === 'Allow once');
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -96,10 +104,13 @@ def _toast(page: Any, text: str) -> Any:
     expect(toast.locator(".jp-toast-message")).to_contain_text(
         "policy: ask for write_note"
     )
-    # The call it asks about is the one waiting in the panel.
-    card = _cell(page, SERVE_CELL).locator(".dsh-ToolCard").first
+    # The call it asks about is the one waiting in the panel, newest first,
+    # and its prompt is the very next output, right under its card.
+    cell = _cell(page, SERVE_CELL)
+    card = cell.locator(".dsh-ToolCard").first
     expect(card).to_have_attribute("data-status", "awaiting-approval")
     expect(card).to_contain_text(text)
+    page.wait_for_function(PROMPT_UNDER_CARD, arg=cell.element_handle())
     return toast
 
 
@@ -135,8 +146,14 @@ def test_allow_once_in_the_panel_dismisses_the_notification(
     call = _start_call(entry, "from the panel")
     toast = _toast(page, "from the panel")
 
-    cell = _cell(page, SERVE_CELL)
-    cell.locator(".jupyter-widgets").get_by_role("button", name="Allow once").click()
+    prompt = (
+        _cell(page, SERVE_CELL)
+        .locator(".jp-OutputArea-child")
+        .filter(has=page.get_by_role("button", name="Allow once"))
+    )
+    expect(prompt).to_have_count(1)
+    expect(prompt).to_contain_text("Approve tool call? write_note")
+    prompt.get_by_role("button", name="Allow once").click()
 
     result = call.result(timeout=60)
     assert not result.is_error and _text(result) == "note written: from the panel"
