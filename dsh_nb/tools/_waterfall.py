@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import ListenerContractError
 
 __all__ = [
     "UNSETTLED",
-    "Cell",
+    "Decider",
+    "passthrough",
     "ListenerList",
     "Ready",
     "Vetting",
@@ -128,10 +129,7 @@ class Ready(Generic[T]):
 
 
 UNSETTLED: Any = object()
-"""The decider cell's second item before anything in the stage settled."""
-
-Cell = list[Any]
-"""A decider cell ``[listener or None, value last settled]``, for traces."""
+"""What a :class:`Decider` holds before anything in its stage settled."""
 
 
 class Vetting(Generic[T]):
@@ -159,31 +157,26 @@ class Vetting(Generic[T]):
         return self.check(value, self.fn)
 
 
-class _Noting:
-    """A check that also notes who decided: only built while tracing.
+class Decider(Protocol):
+    """Where the engine notes who decided a stage, while tracing.
 
-    Levels settle innermost first, each into the cell's second item; a
-    listener decided when the value it settled to is not the very value
-    settled just inside it (what its ``next()`` gave), so the cell's first
-    item ends as the outermost listener that did not pass its value on.
+    Levels settle innermost first, each into ``value``; a listener decided
+    when the value it settled to is not the very value settled just inside
+    it (what its ``next()`` gave), so ``fn`` ends as the outermost listener
+    that did not pass its value on, or None when the stage's base did.
+    Called as ``decider(value, listener)``, it is the check of every async
+    level (``check`` is the stage's own), so noting costs no object per
+    level. :class:`dsh_nb.tools.trace.Recorder` is the one implementation.
     """
 
-    __slots__ = ("check", "who")
+    fn: Callable[..., Any] | None
+    value: Any
+    check: Callable[[object, Any], Any]
 
-    def __init__(self, check: Callable[[object, Any], Any], who: Cell) -> None:
-        self.check = check
-        self.who = who
-
-    def __call__(self, value: object, fn: Callable[..., Any] | None) -> Any:
-        checked = self.check(value, fn)
-        who = self.who
-        if fn is not None and checked is not who[1]:
-            who[0] = fn
-        who[1] = checked
-        return checked
+    def __call__(self, value: object, fn: Callable[..., Any] | None) -> Any: ...
 
 
-def _passthrough(value: object, fn: object) -> Any:
+def passthrough(value: object, fn: object) -> Any:
     return value
 
 
@@ -192,7 +185,7 @@ def run_waterfall(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-    who: Cell | None = None,
+    who: Decider | None = None,
 ) -> Awaitable[T]:
     """Run ``listeners`` around ``base``; ``check`` vets each listener's return.
 
@@ -202,27 +195,31 @@ def run_waterfall(
     listener. A listener calling ``next()`` twice gets a
     :class:`ListenerContractError`.
 
-    With ``who`` (a decider cell, for traces), ``who[0]`` ends as the
+    With ``who`` (a :class:`Decider`, for traces), ``who.fn`` ends as the
     listener whose value won: the outermost one that did not pass on what
     ``next()`` gave it; it stays None when the base decided.
     """
+    if who is not None:
+        who.check = check
     if not listeners:
         return _innermost(base, who)
     return _step(listeners, 0, payload, base, check, who)
 
 
-def _innermost(base: Callable[[], Awaitable[T]] | T, who: Cell | None) -> Awaitable[T]:
+def _innermost(
+    base: Callable[[], Awaitable[T]] | T, who: Decider | None
+) -> Awaitable[T]:
     if not callable(base):
         if who is not None:
-            who[1] = base
+            who.value = base
         return Ready(base)
     made: Awaitable[T] = base()
     if who is not None:
         # Note what the base settled to, so a pass-through can tell.
         if isinstance(made, Ready):
-            who[1] = made.value
+            who.value = made.value
         elif not isinstance(made, Vetting):
-            return Vetting(made, None, _Noting(_passthrough, who))
+            return Vetting(made, None, who)
     return made
 
 
@@ -232,7 +229,7 @@ def _step(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-    who: Cell | None,
+    who: Decider | None,
 ) -> Awaitable[T]:
     # A plain function, not a coroutine: a listener that returns exactly
     # what next() gave it (the common pass-through) adds no frame, and the
@@ -258,9 +255,9 @@ def _step(
     if hasattr(out, "__await__"):
         if who is None:
             return Vetting(out, fn, check)
-        return Vetting(out, fn, _Noting(check, who))
+        return Vetting(out, fn, who)
     value = check(out, fn)
     if who is not None:
-        who[0] = fn
-        who[1] = value
+        who.fn = fn
+        who.value = value
     return Ready(value)

@@ -35,10 +35,12 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.tools.jsonvalue import (
     ABSENT,
     FrozenDict,
+    FrozenList,
     NotJsonError,
     snapshot_json,
 )
-from dsh_nb.tools.resultsize import bound_result
+from dsh_nb.tools.resultsize import bound_result, lone_text
+from dsh_nb.tools.session import defer
 from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
@@ -83,9 +85,15 @@ def record_call(
     """Write ``tool/call`` for a call whose arguments were just read.
 
     ``arguments`` is the call's deep-frozen arguments, or ABSENT when they
-    were not lossless JSON.
+    were not lossless JSON. An object is kept as its keys and values laid
+    out in the entry itself: for flat arguments the entry is then one
+    tuple of atoms (see :func:`dsh_nb.tools.session.defer`).
     """
-    session._append_deferred(CALL, (_call_event, call_id, name, arguments))
+    if type(arguments) is FrozenDict:
+        keys, values = arguments.keys(), arguments.values()
+        session._append_deferred(CALL, (_CALL_PAIRS, call_id, name, *keys, *values))
+    else:
+        session._append_deferred(CALL, (_CALL, call_id, name, arguments))
 
 
 def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
@@ -96,6 +104,12 @@ def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
     if arguments is not ABSENT:
         data["arguments"] = arguments  # already deep-frozen lossless JSON
     return _event(CALL, data)
+
+
+def _pairs_call_event(call_id: object, name: object, *laid: Any) -> FrozenDict:
+    half = len(laid) // 2  # the keys, then the values in the same order
+    arguments = FrozenDict(zip(laid[:half], laid[half:], strict=True))
+    return _call_event(call_id, name, arguments)
 
 
 def result_json(result: ToolExecutionResult) -> FrozenDict:
@@ -131,10 +145,55 @@ def record_result(
     session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
 ) -> None:
     """Write ``tool/result``: the final result and its outcome."""
+    limit = session._max_result_bytes
+    text = lone_text(result, limit)
+    if text is not None:
+        # One small text block and nothing else, the common result: kept as
+        # atoms (see record_call), not as the result's four objects.
+        session._append_deferred(
+            RESULT,
+            (
+                _TEXT_RESULT,
+                result.call_id,
+                text,
+                result.is_error,
+                outcome.status,
+                outcome.stage,
+                outcome.approval,
+                outcome.body_running,
+            ),
+        )
+        return
     # Cut now, not when the log is read: the deferred event must not hold
     # the whole result alive.
-    result, total = bound_result(result, session._max_result_bytes)
-    session._append_deferred(RESULT, (_result_event, result, outcome, total))
+    result, total = bound_result(result, limit)
+    session._append_deferred(RESULT, (_RESULT, result, outcome, total))
+
+
+def _text_result_event(
+    call_id: object,
+    text: str,
+    is_error: bool,
+    status: str,
+    stage: str,
+    approval: str | None,
+    body_running: bool,
+) -> FrozenDict:
+    block = FrozenDict({"type": "text", "text": text})
+    result = FrozenDict(
+        {"callId": call_id, "content": FrozenList([block]), "isError": is_error}
+    )
+    data: dict[str, Any] = {
+        "callId": call_id if type(call_id) is str else None,
+        "result": result,
+        "status": status,
+        "stage": stage,
+    }
+    if approval is not None:
+        data["approval"] = approval
+    if body_running:
+        data["bodyRunning"] = True
+    return _event(RESULT, data)
 
 
 def _result_event(
@@ -154,6 +213,16 @@ def _result_event(
     if outcome.body_running:
         data["bodyRunning"] = True
     return _event(RESULT, data)
+
+
+_CALL: Final = "journal:call"
+_CALL_PAIRS: Final = "journal:call-pairs"
+_RESULT: Final = "journal:result"
+_TEXT_RESULT: Final = "journal:text-result"
+defer(_CALL, _call_event)
+defer(_CALL_PAIRS, _pairs_call_event)
+defer(_RESULT, _result_event)
+defer(_TEXT_RESULT, _text_result_event)
 
 
 def record_cancelled(session: SessionLog, call_id: object, reason: str) -> None:

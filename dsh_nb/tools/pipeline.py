@@ -103,12 +103,10 @@ class _Call:
         "trusted",
     )
 
-    def __init__(
-        self, registry: ToolRegistry, execution: ToolExecution, rec: Recorder | None
-    ) -> None:
+    def __init__(self, registry: ToolRegistry, execution: ToolExecution) -> None:
         self.registry = registry
         self.execution = execution
-        self.rec = rec
+        self.rec: Recorder | None = None  # the trace, once stage 2 starts
         self.stage = "arguments"
         self.approval: str | None = None
         self.body_running = False  # a worker thread still runs the body
@@ -314,8 +312,8 @@ async def _drive(
         signal=signal,
     )
     pre_fns, execute_fns, post_fns, observers, tracers = registry._plan_for(agent)
-    rec = Recorder() if tracers else None
-    state = _Call(registry, ex, rec)
+    rec: Recorder | None = None
+    state = _Call(registry, ex)
     session = agent.session if agent is not None else None
     result: ToolExecutionResult
     status = "error"
@@ -333,18 +331,17 @@ async def _drive(
                 journal.record_call(session, call_id, name, arguments)
             # 2 pre-execute
             state.stage = "pre-execute"
+            if tracers:
+                rec = state.rec = Recorder()  # starts the clock
             decision: PreToolDecision = ALLOW
             if pre_fns:
-                who = rec.begin() if rec is not None else None
-                asked = run_waterfall(pre_fns, (ex,), ALLOW, check_pre, who)
+                asked = run_waterfall(pre_fns, (ex,), ALLOW, check_pre, rec)
                 if isinstance(asked, Ready):
                     decision = asked.value
                 elif isinstance(asked, Vetting):
                     decision = asked.check(await asked.awaitable, asked.fn)
                 else:
                     decision = await asked
-            elif rec is not None:
-                rec.begin()
             if rec is not None:
                 rec.end("pre-execute", "default", decision)
             # 3-4 approval and guards
@@ -358,7 +355,7 @@ async def _drive(
                 status = "cancelled" if state.approval == "cancelled" else "denied"
             else:
                 state.stage = "execute"
-                who = rec.begin() if rec is not None else None
+                who = rec.begin() if rec is not None else None  # after the guards
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
                     ran = (
@@ -387,9 +384,8 @@ async def _drive(
             if post_fns:
                 stage = state.stage
                 state.stage = "post-execute"
-                who = rec.who if rec is not None else None
                 result = state.view(result)
-                checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, who)
+                checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, rec)
                 if isinstance(checked, Ready):
                     post = checked.value
                 elif isinstance(checked, Vetting):
@@ -427,6 +423,8 @@ async def _drive(
         journal.record_result(session, final, outcome)
     # 9 observers
     _set(ex, "_phase", _PHASE_FROZEN)
+    if tracers and rec is None:
+        rec = Recorder()  # no stage ran: the trace is empty
     notify(ex, final, observers, tracers, rec)
     if want_run:
         return ToolRun(result=final, outcome=outcome, execution=ex)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList
+from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecutionResult
@@ -24,6 +24,8 @@ __all__ = [
     "bound_content",
     "bound_result",
     "content_size",
+    "lone_text",
+    "surely_fits",
 ]
 
 DEFAULT_MAX_RESULT_BYTES: Final = 4_000_000
@@ -69,7 +71,7 @@ def _size(value: Any) -> int:
     return total
 
 
-def _surely_fits(content: Sequence[Any], max_bytes: int) -> bool:
+def surely_fits(content: Sequence[Any], max_bytes: int) -> bool:
     """Whether text-only content is under ``max_bytes`` without a full walk.
 
     A str of n characters is at most 4n UTF-8 bytes, and a text block's
@@ -79,16 +81,41 @@ def _surely_fits(content: Sequence[Any], max_bytes: int) -> bool:
     answers False and is counted exactly.
     """
     left = max_bytes
-    for block in content:
-        if type(block) is not FrozenDict or len(block) != 2:
-            return False
-        text = block.get("text")
-        if type(text) is not str or block.get("type") != "text":
-            return False
-        left -= 4 * len(text) + 12
-        if left < 0:
-            return False
+    try:
+        for block in content:
+            if type(block) is not FrozenDict or len(block) != 2:
+                return False
+            text = block["text"]
+            if type(text) is not str or block["type"] != "text":
+                return False
+            left -= 4 * len(text) + 12
+            if left < 0:
+                return False
+    except KeyError:
+        return False
     return True
+
+
+def lone_text(result: ToolExecutionResult, max_bytes: int) -> str | None:
+    """The text of a result that is one text block surely under ``max_bytes``.
+
+    None for anything else: an error, context, meta, other or more blocks.
+    """
+    content = result.content
+    if (
+        len(content) != 1
+        or result.error is not None
+        or result.additional_context is not None
+        or result.meta is not ABSENT
+    ):
+        return None
+    block = content[0]
+    if type(block) is not FrozenDict or len(block) != 2:
+        return None
+    text = block.get("text")
+    if type(text) is not str or block.get("type") != "text":
+        return None
+    return text if 4 * len(text) + 12 <= max_bytes else None
 
 
 def content_size(content: Sequence[Any]) -> int:
@@ -110,7 +137,7 @@ def bound_content(
 
     Content that fits comes back as the same object and ``None``.
     """
-    if _surely_fits(content, max_bytes):
+    if surely_fits(content, max_bytes):
         return content, None
     total = _size(content)
     if total <= max_bytes:
@@ -148,7 +175,7 @@ def bound_result(
 
     A result that fits comes back as the same object and ``None``.
     """
-    if _surely_fits(result.content, max_bytes):
+    if surely_fits(result.content, max_bytes):
         return result, None
     content, total = bound_content(result.content, max_bytes)
     if total is None:

@@ -19,23 +19,31 @@ from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_p
 from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
 from dsh_nb.tools.surrogates import escape_tree
 
-__all__ = ["Agent", "SessionLog"]
+__all__ = ["Agent", "SessionLog", "defer"]
 
 _log = logging.getLogger(__name__)
 
 EventListener = Callable[[Mapping[str, Any]], None]
 
 
-# An event not built yet is kept as a tuple ``(build, *frozen_args)``: one
-# object per event, where a small class (builder + args tuple) made two.
-# Built events are FrozenDicts, so ``isinstance(entry, tuple)`` tells
-# them apart.
+# An event not built yet is kept as a tuple ``(kind, *frozen_args)``, built
+# by the builder registered for ``kind`` (:func:`defer`). The kind is a str,
+# not the builder itself: a tuple of atoms (str, int, bool, None) stops
+# being tracked by the garbage collector once a collection has seen it, so
+# a long session's journal does not make every later collection longer.
+# Built events are FrozenDicts, so ``isinstance(entry, tuple)`` tells them
+# apart.
 _Deferred = tuple[Any, ...]
+_BUILDERS: dict[str, Callable[..., FrozenDict]] = {}
+
+
+def defer(kind: str, build: Callable[..., FrozenDict]) -> None:
+    """Register ``build`` for deferred entries ``(kind, *args)`` (the journal)."""
+    _BUILDERS[kind] = build
 
 
 def _build(entry: _Deferred) -> FrozenDict:
-    built: FrozenDict = entry[0](*entry[1:])
-    return built
+    return _BUILDERS[entry[0]](*entry[1:])
 
 
 class SessionLog:
@@ -111,7 +119,7 @@ class SessionLog:
         return event
 
     def _append_deferred(self, type_: str, entry: _Deferred) -> None:
-        """Append the event ``entry[0](*entry[1:])`` makes, built when read.
+        """Append the ``type_`` event ``entry`` stands for, built when read.
 
         For the core's journal: the arguments are frozen values, so
         building later gives exactly the event building now would; a call

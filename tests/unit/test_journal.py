@@ -182,3 +182,59 @@ def test_a_turn_the_caller_opened_is_left_alone() -> None:
     with journal.turn(agent):
         pass
     assert agent.session.in_open_turn()
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "approval"),
+    [
+        ([text_block("3")], False, None),
+        ([text_block("x\ud800y")], True, "allowed-once"),
+        ([text_block("a"), text_block("b")], False, None),
+        ([{"type": "image", "data": "AA==", "mimeType": "image/png"}], False, None),
+    ],
+)
+def test_compact_entries_build_the_events_the_full_forms_build(
+    content: list[Any], is_error: bool, approval: str | None
+) -> None:
+    # The journal keeps common calls as tuples of atoms; reading the log
+    # must give exactly the events built straight from the call's values.
+    from dsh_nb.tools.jsonvalue import snapshot_json
+    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.results import finalize
+
+    log = SessionLog()
+    arguments = snapshot_json({"a": 1, "nested": {"b": [1, 2]}})
+    result = finalize(text_result("c1", "", is_error=is_error), "c1")
+    object.__setattr__(result, "content", snapshot_json(content))
+    outcome = ToolOutcome(
+        status="error" if is_error else "done", stage="execute", approval=approval
+    )
+    journal.record_call(log, "c1", "add", arguments)
+    journal.record_call(log, "c2", "add", snapshot_json({}))
+    journal.record_result(log, result, outcome)
+    call, empty, got = log.events
+    assert call == journal._call_event("c1", "add", arguments)
+    assert empty["data"]["arguments"] == {}
+    assert got == journal._result_event(result, outcome)
+    assert type(got["data"]["result"]["content"][0]) is FrozenDict
+
+
+def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
+    import gc
+
+    log = SessionLog()
+    result = finalize_text("c1", "3")
+    from dsh_nb.tools.jsonvalue import snapshot_json
+    from dsh_nb.tools.outcome import ToolOutcome
+
+    journal.record_call(log, "c1", "add", snapshot_json({"a": 1, "b": 2}))
+    journal.record_result(log, result, ToolOutcome(status="done", stage="execute"))
+    gc.collect()
+    assert not any(gc.is_tracked(entry) for entry in log._events)
+    assert log.events[1]["data"]["result"]["content"] == [text_block("3")]
+
+
+def finalize_text(call_id: str, text: str) -> Any:
+    from dsh_nb.tools.results import finalize
+
+    return finalize(text_result(call_id, text, is_error=False), call_id)
