@@ -59,6 +59,7 @@ __all__ = [
     "SESSION_LABEL",
     "ApprovalConfig",
     "ApprovalHost",
+    "ApprovalNotices",
     "ApprovalPrompt",
     "LiveCallView",
     "install",
@@ -91,6 +92,12 @@ class LiveCallView(Protocol):
     def set_status(self, status: str) -> None: ...
     def show_prompt(self, widget: widgets.Widget) -> None: ...
     def clear_prompt(self, outcome: str) -> None: ...
+
+
+class ApprovalNotices(Protocol):
+    """Announce a pending prompt elsewhere (a toast); never raises."""
+
+    def announce(self, prompt: ApprovalPrompt, agent: str) -> Callable[[], None]: ...
 
 
 class ApprovalHost(Protocol):
@@ -272,9 +279,11 @@ class _Answerer:
         self,
         state: ApprovalHost,
         origin: Callable[[], RequestOrigin | None],
+        notices: ApprovalNotices | None = None,
     ) -> None:
         self.state = state
         self.origin = origin
+        self.notices = notices
         self.hinted = False  # NO_WIDGETS_HINT is shown once per kernel
 
     async def __call__(
@@ -336,6 +345,8 @@ class _Answerer:
         prompts[key] = prompt
         unguard = pending.guard(prompt.cancel)
         hide = self._show(request, prompt)
+        notices = self.notices
+        settled = notices.announce(prompt, request.agent.name) if notices else _noop
         try:
             outcome = await prompt.wait()
             if outcome == "allowed-once" and prompt.for_session:
@@ -353,6 +364,7 @@ class _Answerer:
                 hide()
             except Exception:  # noqa: BLE001 - the outcome stands even if the card fails
                 _log.warning("could not replace the approval prompt", exc_info=True)
+            settled()
             prompt.close()
 
     def _details(self, request: ApprovalRequest) -> str:
@@ -408,10 +420,12 @@ def install(
     state: ApprovalHost,
     *,
     origin: Callable[[], RequestOrigin | None] = request_origin,
+    notices: ApprovalNotices | None = None,
 ) -> Callable[[], None]:
     """Register the widget answerer on ``state.registry.approval``.
 
-    ``origin`` names the kernel request that is asking (tests inject one).
+    ``origin`` names the kernel request that is asking (tests inject one);
+    ``notices`` also announces each prompt (the JupyterLab notification).
     Returns a dispose that removes the answerer and cancels pending prompts.
     """
     service = state.registry.approval
@@ -420,7 +434,7 @@ def install(
             f"{state.registry!r} has no ApprovalService; set "
             "registry.approval = ApprovalService() before installing approvals"
         )
-    answerer = _Answerer(state, origin)
+    answerer = _Answerer(state, origin, notices)
     remove = service.on_request(answerer)
 
     def dispose() -> None:

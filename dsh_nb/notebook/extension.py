@@ -120,8 +120,17 @@ def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], obje
 
 def _install_approvals(state: KernelState) -> Callable[[], object]:
     from dsh_nb.notebook import approvals
+    from dsh_nb.notebook.approvalcomm import ApprovalChannel
 
-    return approvals.install(state)
+    channel = ApprovalChannel()
+    close = channel.install(state.shell)
+    remove = approvals.install(state, notices=channel)
+
+    def dispose() -> None:
+        remove()  # cancels what is pending first, then the page is told
+        close()
+
+    return dispose
 
 
 def _remove(items: list[Any], item: object) -> None:

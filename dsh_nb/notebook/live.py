@@ -133,7 +133,9 @@ class LiveCall:
         self._handle: DisplayHandle | None = None
         self._flush_handle: asyncio.Handle | None = None
         self._prompt_handle: DisplayHandle | None = None
+        self._prompt_slot: DisplayHandle | None = None
         self._prompt: ApprovalPromptLike | None = None
+        self._prompt_widget: Any = None
         self._task: asyncio.Future[ToolExecutionResult] | None = None
         self._started = time.perf_counter()
         self._duration_ms: float | None = None
@@ -205,14 +207,25 @@ class LiveCall:
             )
         return self
 
-    def attach(self, handle: DisplayHandle | None) -> None:
+    def attach(
+        self, handle: DisplayHandle | None, prompt_slot: DisplayHandle | None = None
+    ) -> None:
         """Show the card through ``handle`` from now on (None: stop showing).
 
-        The MCP panel moves cards between its slots as new calls arrive.
+        The MCP panel moves cards between its slots as new calls arrive;
+        ``prompt_slot``, the display right under the card's, shows the
+        call's approval prompt while one is pending. A card dropped while
+        it asks keeps its prompt, on its own, at the end of the cell.
         """
-        self._handle = handle
+        self._handle, self._prompt_slot = handle, prompt_slot
         if handle is not None:
             self._refresh(now=True)
+        widget = self._prompt_widget
+        if prompt_slot is not None:
+            blank = widget is None
+            _update(prompt_slot, {"text/plain": ""} if blank else widget, raw=blank)
+        elif handle is None and widget is not None and self._prompt_handle is None:
+            self._display_prompt(widget)
 
     def _refresh(self, *, now: bool = False) -> None:
         """Update the card; intermediate states coalesce per loop turn.
@@ -273,8 +286,13 @@ class LiveCall:
         ``approve()`` and ``reject()``.
         """
         self._prompt = prompt if hasattr(prompt, "approve") else None
-        if self._handle is None:
-            return
+        self._prompt_widget = prompt
+        if self._prompt_slot is not None:
+            _update(self._prompt_slot, prompt)
+        elif self._handle is not None:
+            self._display_prompt(prompt)
+
+    def _display_prompt(self, prompt: Any) -> None:
         from IPython.display import DisplayHandle
 
         if self._prompt_handle is None:
@@ -287,9 +305,11 @@ class LiveCall:
 
     def clear_prompt(self, outcome: str | None = None) -> None:
         """Drop the prompt; the card shows ``outcome`` from now on."""
-        self._prompt = None
+        self._prompt = self._prompt_widget = None
         if outcome is not None:
             self._approval = outcome
+        if self._prompt_slot is not None:
+            _update(self._prompt_slot, {"text/plain": ""}, raw=True)
         if self._prompt_handle is not None:
             # The card shows the outcome; a line under it would repeat it.
             _update(self._prompt_handle, {"text/plain": ""}, raw=True)

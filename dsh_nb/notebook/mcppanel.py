@@ -1,7 +1,8 @@
 """The live panel under the cell that started an MCP server.
 
 One header (the URL, the clients, where the token file is: never the
-token) and a bounded stack of call cards, newest first. Cards are moved
+token) and a bounded stack of call cards, newest first, each with its
+approval prompt right under it while one is pending. Cards are moved
 between a fixed set of display slots as calls arrive, so the panel stays
 the same size however many calls come in, and every update goes through a
 display handle (never ``with out:`` from a task).
@@ -45,7 +46,7 @@ class McpPanel:
         self._shown = shown
         self._max = max_cards
         self._header: DisplayHandle | None = None
-        self._slots: list[DisplayHandle] = []
+        self._slots: list[tuple[DisplayHandle, DisplayHandle]] = []
         self._calls: list[LiveCall] = []
         self._server: McpServer | None = None
         self._state = "starting"
@@ -103,11 +104,12 @@ class McpPanel:
         for old in dropped:
             old.attach(None)
         if self._shown and len(self._slots) < len(self._calls):
-            handle = _display({"text/plain": ""})
-            if handle is not None:
-                self._slots.append(handle)
-        for slot, call in zip(self._slots, self._calls, strict=False):
-            call.attach(slot)
+            # A card and, right under it, the place for its approval prompt.
+            card, prompt = _display({"text/plain": ""}), _display({"text/plain": ""})
+            if card is not None and prompt is not None:
+                self._slots.append((card, prompt))
+        for (card, prompt), call in zip(self._slots, self._calls, strict=False):
+            call.attach(card, prompt)
         self.refresh_header()
 
     def close(self) -> None:

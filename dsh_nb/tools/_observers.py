@@ -42,9 +42,8 @@ def notify(
         except BaseException as exc:  # noqa: BLE001 - never starve peers
             _report(execution, "tools/result observer", exc)
     if rec is not None:
-        records = rec.trace()
-        for tracer in tracers:
-            _contain(tracer, execution, result, "trace observer", records)
+        for tracer in tracers:  # the recorder is the trace they receive
+            _contain(tracer, execution, result, "trace observer", rec)
 
 
 def _contain(

@@ -16,7 +16,15 @@ from typing import Any, Generic, TypeVar
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import ListenerContractError
 
-__all__ = ["ListenerList", "Ready", "Vetting", "describe", "run_waterfall"]
+__all__ = [
+    "UNSETTLED",
+    "Cell",
+    "ListenerList",
+    "Ready",
+    "Vetting",
+    "describe",
+    "run_waterfall",
+]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -119,7 +127,11 @@ class Ready(Generic[T]):
         yield  # a generator that returns at once, without suspending
 
 
-_UNSETTLED: Any = object()
+UNSETTLED: Any = object()
+"""The decider cell's second item before anything in the stage settled."""
+
+Cell = list[Any]
+"""A decider cell ``[listener or None, value last settled]``, for traces."""
 
 
 class Vetting(Generic[T]):
@@ -150,47 +162,29 @@ class Vetting(Generic[T]):
 class _Noting:
     """A check that also notes who decided: only built while tracing.
 
-    A listener decided when the value it settled to is not the very value
-    its ``next()`` settled to; ``inner`` returns that awaitable (or None
-    when the listener never called ``next()``).
+    Levels settle innermost first, each into the cell's second item; a
+    listener decided when the value it settled to is not the very value
+    settled just inside it (what its ``next()`` gave), so the cell's first
+    item ends as the outermost listener that did not pass its value on.
     """
 
-    __slots__ = ("check", "inner", "value", "who")
+    __slots__ = ("check", "who")
 
-    def __init__(
-        self,
-        check: Callable[[object, Any], Any],
-        who: list[Callable[..., Any] | None],
-        inner: Callable[[], object],
-    ) -> None:
+    def __init__(self, check: Callable[[object, Any], Any], who: Cell) -> None:
         self.check = check
         self.who = who
-        self.inner = inner
-        self.value: Any = _UNSETTLED
 
     def __call__(self, value: object, fn: Callable[..., Any] | None) -> Any:
         checked = self.check(value, fn)
-        self.value = checked
-        if fn is not None and _settled(self.inner()) is not checked:
-            self.who[0] = fn
+        who = self.who
+        if fn is not None and checked is not who[1]:
+            who[0] = fn
+        who[1] = checked
         return checked
-
-
-def _settled(awaitable: object) -> object:
-    """What a Ready or a noted Vetting settled to, or a marker when unknown."""
-    if isinstance(awaitable, Ready):
-        return awaitable.value
-    if isinstance(awaitable, Vetting) and isinstance(awaitable.check, _Noting):
-        return awaitable.check.value
-    return _UNSETTLED
 
 
 def _passthrough(value: object, fn: object) -> Any:
     return value
-
-
-def _nobody() -> None:
-    return None
 
 
 def run_waterfall(
@@ -198,7 +192,7 @@ def run_waterfall(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-    who: list[Callable[..., Any] | None] | None = None,
+    who: Cell | None = None,
 ) -> Awaitable[T]:
     """Run ``listeners`` around ``base``; ``check`` vets each listener's return.
 
@@ -208,24 +202,27 @@ def run_waterfall(
     listener. A listener calling ``next()`` twice gets a
     :class:`ListenerContractError`.
 
-    With ``who`` (a one-item decider cell, for traces), ``who[0]`` ends as
-    the listener whose value won: the outermost one that did not pass on
-    what ``next()`` gave it; it stays None when the base decided.
+    With ``who`` (a decider cell, for traces), ``who[0]`` ends as the
+    listener whose value won: the outermost one that did not pass on what
+    ``next()`` gave it; it stays None when the base decided.
     """
     if not listeners:
         return _innermost(base, who)
     return _step(listeners, 0, payload, base, check, who)
 
 
-def _innermost(
-    base: Callable[[], Awaitable[T]] | T, who: list[Callable[..., Any] | None] | None
-) -> Awaitable[T]:
+def _innermost(base: Callable[[], Awaitable[T]] | T, who: Cell | None) -> Awaitable[T]:
     if not callable(base):
+        if who is not None:
+            who[1] = base
         return Ready(base)
     made: Awaitable[T] = base()
-    if who is not None and not isinstance(made, (Ready, Vetting)):
-        # Remember what the base settled to, so a pass-through can tell.
-        return Vetting(made, None, _Noting(_passthrough, who, _nobody))
+    if who is not None:
+        # Note what the base settled to, so a pass-through can tell.
+        if isinstance(made, Ready):
+            who[1] = made.value
+        elif not isinstance(made, Vetting):
+            return Vetting(made, None, _Noting(_passthrough, who))
     return made
 
 
@@ -235,7 +232,7 @@ def _step(
     payload: tuple[Any, ...],
     base: Callable[[], Awaitable[T]] | T,
     check: Callable[[object, Callable[..., Any]], T],
-    who: list[Callable[..., Any] | None] | None,
+    who: Cell | None,
 ) -> Awaitable[T]:
     # A plain function, not a coroutine: a listener that returns exactly
     # what next() gave it (the common pass-through) adds no frame, and the
@@ -261,8 +258,9 @@ def _step(
     if hasattr(out, "__await__"):
         if who is None:
             return Vetting(out, fn, check)
-        return Vetting(out, fn, _Noting(check, who, lambda: given))
+        return Vetting(out, fn, _Noting(check, who))
     value = check(out, fn)
     if who is not None:
         who[0] = fn
+        who[1] = value
     return Ready(value)

@@ -38,11 +38,11 @@ from dsh_nb.tools.jsonvalue import (
     NotJsonError,
     snapshot_json,
 )
-from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES, bound_result
+from dsh_nb.tools.resultsize import bound_result
 from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.execution import ToolExecutionResult
     from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.session import Agent, SessionLog
 
@@ -77,11 +77,15 @@ def _event(type_: str, data: dict[str, Any]) -> FrozenDict:
     return FrozenDict({"type": type_, "data": escape_tree(FrozenDict(data))})
 
 
-def record_call(session: SessionLog, execution: ToolExecution) -> None:
-    """Write ``tool/call`` for a call whose arguments were just read."""
-    session._append_deferred(
-        CALL, _call_event, execution.call_id, execution.name, execution.arguments
-    )
+def record_call(
+    session: SessionLog, call_id: object, name: object, arguments: object
+) -> None:
+    """Write ``tool/call`` for a call whose arguments were just read.
+
+    ``arguments`` is the call's deep-frozen arguments, or ABSENT when they
+    were not lossless JSON.
+    """
+    session._append_deferred(CALL, (_call_event, call_id, name, arguments))
 
 
 def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
@@ -110,9 +114,6 @@ def result_json(result: ToolExecutionResult) -> FrozenDict:
     return FrozenDict(out)
 
 
-_result_limits: weakref.WeakKeyDictionary[SessionLog, int] = weakref.WeakKeyDictionary()
-
-
 def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
     """Keep at most ``max_bytes`` of each result's content in ``session``.
 
@@ -123,18 +124,17 @@ def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
     """
     if type(max_bytes) is not int or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")
-    _result_limits[session] = max_bytes
+    session._max_result_bytes = max_bytes
 
 
 def record_result(
     session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
 ) -> None:
     """Write ``tool/result``: the final result and its outcome."""
-    limit = _result_limits.get(session, DEFAULT_MAX_RESULT_BYTES)
     # Cut now, not when the log is read: the deferred event must not hold
     # the whole result alive.
-    result, total = bound_result(result, limit)
-    session._append_deferred(RESULT, _result_event, result, outcome, total)
+    result, total = bound_result(result, session._max_result_bytes)
+    session._append_deferred(RESULT, (_result_event, result, outcome, total))
 
 
 def _result_event(

@@ -187,12 +187,10 @@ class _Call:
             return decision.reason
         if isinstance(decision, Ask):
             self.stage = "approval"
+            reason = await self.ask(decision)
             rec = self.rec
             if rec is not None:
-                rec.follow()
-            reason = await self.ask(decision)
-            if rec is not None:
-                rec.approval(reason)
+                rec.end("approval", "approval", reason or "allowed-once")
             if reason is not None:
                 return reason
         return self.run_guards()
@@ -220,7 +218,7 @@ class _Call:
                     "return None to pass or a str reason to deny"
                 )
             if rec is not None:
-                rec.guard(guard, reason)
+                rec.end("guard", guard, "deny: " + reason)
             return reason
         return None
 
@@ -328,11 +326,11 @@ async def _drive(
         except NotJsonError:
             result = text_result(call_id, ARGS_NOT_JSON, is_error=True)
             if session is not None:
-                journal.record_call(session, ex)
+                journal.record_call(session, call_id, name, ABSENT)
         else:
             _set(ex, "_arguments", arguments)
             if session is not None:
-                journal.record_call(session, ex)
+                journal.record_call(session, call_id, name, arguments)
             # 2 pre-execute
             state.stage = "pre-execute"
             decision: PreToolDecision = ALLOW
@@ -348,7 +346,7 @@ async def _drive(
             elif rec is not None:
                 rec.begin()
             if rec is not None:
-                rec.pre(decision)
+                rec.end("pre-execute", "default", decision)
             # 3-4 approval and guards
             if decision is ALLOW or type(decision) is Allow:
                 reason = state.run_guards()
@@ -379,7 +377,7 @@ async def _drive(
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
                 if rec is not None:
-                    rec.execute(result, ex.name)
+                    rec.end("execute", name, result)
                 check_call_id(result, call_id)
                 if not result.is_error:
                     status = "done"
@@ -389,7 +387,7 @@ async def _drive(
             if post_fns:
                 stage = state.stage
                 state.stage = "post-execute"
-                who = rec.follow() if rec is not None else None
+                who = rec.who if rec is not None else None
                 result = state.view(result)
                 checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, who)
                 if isinstance(checked, Ready):
@@ -400,7 +398,7 @@ async def _drive(
                     post = await checked
                 result = apply_post(result, post)
                 if rec is not None:
-                    rec.post(post)
+                    rec.end("post-execute", "default", post)
                 if isinstance(post, Block) and status == "done":
                     status = "error"
                 else:

@@ -163,14 +163,17 @@ class ToolRegistry:
     def get(self, name: str, scope: object | None = None) -> ToolDefinition | None:
         """The definition ``scope`` sees under ``name``, or None."""
         if scope is not None:
-            layer = self._scoped.get(scope)
-            if layer is not None:
-                found = layer.get(name)
-                if found is not None:
-                    return found
+            # ``_items`` tested first: every agent's call asks, and an empty
+            # table is the common case (a method call saved per table).
+            if self._scoped._items:
+                layer = self._scoped.get(scope)
+                if layer is not None:
+                    found = layer.get(name)
+                    if found is not None:
+                        return found
             definition = self._globals.get(name)
-            if definition is None:
-                return None
+            if definition is None or not self._restrictions._items:
+                return definition
             for restriction in self._restrictions.get(scope) or ():
                 if not restriction.admits(name):
                     return None
@@ -274,7 +277,7 @@ class ToolRegistry:
         guards = self._global_guard_fns
         if guards is None:
             guards = self._global_guard_fns = tuple(g.fn for g in self._global_guards)
-        if scope is not None and self._scoped_guards:
+        if scope is not None and self._scoped_guards._items:
             scoped = self._scoped_guards.get(scope)
             if scoped:
                 guards += tuple(g.fn for g in scoped)

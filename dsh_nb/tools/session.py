@@ -16,6 +16,7 @@ from typing import Any
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
 from dsh_nb.tools.surrogates import escape_tree
 
 __all__ = ["Agent", "SessionLog"]
@@ -25,17 +26,16 @@ _log = logging.getLogger(__name__)
 EventListener = Callable[[Mapping[str, Any]], None]
 
 
-class _Deferred:
-    """An event not built yet: its builder and the frozen values it takes."""
+# An event not built yet is kept as a tuple ``(build, *frozen_args)``: one
+# object per event, where a small class (builder + args tuple) made two.
+# Built events are FrozenDicts, so ``isinstance(entry, tuple)`` tells
+# them apart.
+_Deferred = tuple[Any, ...]
 
-    __slots__ = ("args", "fn")
 
-    def __init__(self, fn: Callable[..., FrozenDict], args: tuple[object, ...]) -> None:
-        self.fn = fn
-        self.args = args
-
-    def build(self) -> FrozenDict:
-        return self.fn(*self.args)
+def _build(entry: _Deferred) -> FrozenDict:
+    built: FrozenDict = entry[0](*entry[1:])
+    return built
 
 
 class SessionLog:
@@ -52,6 +52,8 @@ class SessionLog:
         # Index of each type's latest event: the seams ask "is a turn open?"
         # and "what is the policy?" on every call, in O(1), not by scanning.
         self._last: dict[str, int] = {}
+        # What the journal keeps of each result (journal.set_max_result_bytes).
+        self._max_result_bytes = DEFAULT_MAX_RESULT_BYTES
         for event in events:
             self._record(self._freeze(event.get("type"), event.get("data", {})))
 
@@ -80,8 +82,8 @@ class SessionLog:
         events = self._events
         if self._deferred:
             for i, event in enumerate(events):
-                if type(event) is _Deferred:
-                    events[i] = event.build()
+                if isinstance(event, tuple):
+                    events[i] = _build(event)
             self._deferred = 0
         return events  # type: ignore[return-value]
 
@@ -108,21 +110,20 @@ class SessionLog:
                     _log.warning("session listener failed: %s", error_message(exc))
         return event
 
-    def _append_deferred(
-        self, type_: str, build: Callable[..., FrozenDict], *args: object
-    ) -> None:
-        """Append the event ``build(*args)`` makes, building it only when read.
+    def _append_deferred(self, type_: str, entry: _Deferred) -> None:
+        """Append the event ``entry[0](*entry[1:])`` makes, built when read.
 
-        For the core's journal: ``args`` are frozen values, so building
-        later gives exactly the event building now would; a call pays for
-        the event objects only if someone reads the log. With listeners
-        attached the event is built and delivered at once.
+        For the core's journal: the arguments are frozen values, so
+        building later gives exactly the event building now would; a call
+        pays for the event objects only if someone reads the log. With
+        listeners attached the event is built and delivered at once.
         """
         if self._listeners:
-            self._append_frozen(build(*args))
+            self._append_frozen(_build(entry))
             return
-        self._last[type_] = len(self._events)
-        self._events.append(_Deferred(build, args))
+        events = self._events
+        self._last[type_] = len(events)
+        events.append(entry)
         self._deferred += 1
 
     def _record(self, event: FrozenDict) -> None:
@@ -135,8 +136,8 @@ class SessionLog:
         if index is None:
             return None
         event = self._events[index]
-        if isinstance(event, _Deferred):
-            built = self._events[index] = event.build()
+        if isinstance(event, tuple):
+            built = self._events[index] = _build(event)
             self._deferred -= 1
             return built
         return event

@@ -7,6 +7,10 @@
  * locations open in the editor at the right line, which a static `text/html`
  * fallback cannot do.
  *
+ * A second plugin (`approvals.ts`) raises a notification with *Allow once*
+ * and *Reject* for every approval prompt a notebook's kernel waits on, so
+ * a prompt in a cell scrolled out of view is still noticed.
+ *
  * Security: the factory is `safe`, so cards render in untrusted notebooks.
  * Every string of the payload therefore reaches the DOM through
  * `textContent` or `createElement` only; `innerHTML` is never used.
@@ -19,10 +23,18 @@ import {
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
+import { approvalsPlugin } from './approvals';
 import { RenderedToolCard } from './card';
 import { createOpener } from './opener';
 import { FileOpener, MIME_TYPE, PLUGIN_ID } from './tokens';
 
+export {
+  ALLOW_LABEL,
+  APPROVALS_PLUGIN_ID,
+  APPROVALS_TARGET,
+  ApprovalNotifier,
+  REJECT_LABEL
+} from './approvals';
 export { RenderedToolCard } from './card';
 export { resolveServerPath } from './paths';
 export { MIME_TYPE, PLUGIN_ID } from './tokens';
@@ -67,4 +79,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [plugin, approvalsPlugin];

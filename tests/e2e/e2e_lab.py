@@ -83,6 +83,11 @@ class LabServer:
     root: Path
     pid: int
 
+    @property
+    def runtime_dir(self) -> Path:
+        """The Jupyter runtime folder the server and its kernels share."""
+        return self.root.parent / "jupyter" / "runtime"
+
     def api(self, path: str, method: str = "GET") -> Any:
         """Call the REST API with the token; return the decoded JSON."""
         request = urllib.request.Request(

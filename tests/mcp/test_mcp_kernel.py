@@ -27,10 +27,12 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
 from kernel_harness import KernelHarness
 
 from dsh_nb.mcp.client import connect_mcp
+from dsh_nb.notebook.mcppanel import MAX_CARDS
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
 CARD = "application/vnd.dsh.tool-card+json"
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 SETUP = f"""
 %load_ext dsh_nb
@@ -141,6 +143,39 @@ def test_an_ask_waits_for_approval_then_answers_the_client(kernel, served, how):
         kernel.click(kernel.find_button("Allow once"))
     kernel.wait_for(fut.done, timeout=20)
     assert fut.result() == "deleted a.txt"
+
+
+def test_a_served_calls_prompt_sits_under_its_card_and_stays_when_pushed_out(
+    kernel, served
+):
+    async def ask():
+        async with client(served["url"], served["token"]) as c:
+            return (await c.call_tool("delete", {"path": "c.txt"})).content[0].text
+
+    async def eight_adds():
+        async with client(served["url"], served["token"]) as c:
+            for i in range(MAX_CARDS):
+                await c.call_tool("add", {"a": i, "b": 1})
+
+    fut = start_client(ask)
+    kernel.wait_for(lambda: pending(kernel) == 1, timeout=30, what="the prompt")
+    order, slots, alone, asking = _panel_displays(kernel, served["cell"])
+    assert len(slots) == 1 and alone == [] and asking is not None
+    # The display right under the asking card's is where its prompt went.
+    assert order.index(slots[0]) == order.index(asking) + 1
+    in_client(kernel, eight_adds)
+    # Pushed out of the panel by newer calls, the prompt is still in the cell.
+    kernel.wait_for(
+        lambda: len(_panel_displays(kernel, served["cell"])[2]) == 1,
+        timeout=20,
+        what="the prompt shown on its own",
+    )
+    order, slots, alone, asking = _panel_displays(kernel, served["cell"])
+    assert asking is None and order[-1] == alone[0]
+    assert not fut.done()
+    kernel.run("dsh_nb.pending_approvals()[0].approve()")
+    kernel.wait_for(fut.done, timeout=20)
+    assert fut.result() == "deleted c.txt"
 
 
 def test_a_client_killed_mid_call_cancels_it_and_clears_its_prompt(kernel, served):
@@ -333,6 +368,43 @@ def _cards(kernel: KernelHarness, msg_id: str) -> list[dict[str, Any]]:
         if CARD in data:
             out.append(data[CARD])
     return out
+
+
+def _panel_displays(
+    kernel: KernelHarness, msg_id: str
+) -> tuple[list[str], list[str], list[str], str | None]:
+    """Display ids in order; slots a widget was put in; widgets displayed
+    on their own; the card (still in the panel) that asks."""
+    kernel.pump(0.05)
+    order: list[str] = []
+    widgets: list[str] = []
+    alone: list[str] = []
+    latest: dict[str, Any] = {}
+    for message in kernel.messages(msg_id):
+        if message["msg_type"] not in {"display_data", "update_display_data"}:
+            continue
+        display_id = message["content"].get("transient", {}).get("display_id")
+        if display_id is None:
+            continue
+        data = message["content"].get("data", {})
+        if message["msg_type"] == "display_data":
+            order.append(display_id)
+            if WIDGET in data:
+                alone.append(display_id)
+        elif WIDGET in data and display_id not in widgets:
+            widgets.append(display_id)
+        latest[display_id] = data.get(CARD)
+    asking = next(
+        (
+            d
+            for d, card in latest.items()
+            if card
+            and card["tool"] == "delete"
+            and card["status"] == "awaiting-approval"
+        ),
+        None,
+    )
+    return order, widgets, alone, asking
 
 
 def _texts(kernel: KernelHarness, msg_id: str) -> list[str]:

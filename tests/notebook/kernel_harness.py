@@ -480,6 +480,26 @@ class KernelHarness:
         self.pump()
         return dict(self.comms[model_id].state)
 
+    def open_comm(self, target_name: str, data: Mapping[str, Any] | None = None) -> str:
+        """Open a comm from the frontend side, as a page does; return its id."""
+        comm_id = uuid.uuid4().hex
+        self._send(
+            "comm_open",
+            {"comm_id": comm_id, "target_name": target_name, "data": dict(data or {})},
+        )
+        return comm_id
+
+    def send_comm(self, comm_id: str, data: Any) -> str:
+        """Send ``data`` on comm ``comm_id`` as a page would; return the msg_id."""
+        return self._send("comm_msg", {"comm_id": comm_id, "data": data})
+
+    def comm_data(self, comm_id: str) -> list[Any]:
+        """The ``data`` of every message the kernel sent on ``comm_id``."""
+        record = self.comms.get(comm_id)
+        if record is None:
+            return []
+        return [m["content"].get("data") for m in record.messages]
+
     def connect_widget_frontend(
         self, *, close: bool = True, timeout: float = 10.0
     ) -> bool:
