@@ -79,13 +79,21 @@ def profile(
     return f"{name} {age} {address.city} {prefs.theme}"
 
 
-def full_registry(extra_tools: int = 0) -> ToolRegistry:
+def full_registry(
+    extra_tools: int = 0, *, sync_tools: Literal["inline", "thread"] = "inline"
+) -> ToolRegistry:
     """Our pipeline with the brief's listener set around both tools."""
-    registry = ToolRegistry()
+    registry = ToolRegistry(sync_tools=sync_tools)
     registry.register(tool(add))
     registry.register(tool(profile))
     for i in range(extra_tools):
         registry.register(tool(name=f"filler_{i}")(add))
+    add_listeners(registry)
+    return registry
+
+
+def add_listeners(registry: ToolRegistry) -> None:
+    """3 pre-execute listeners, 1 guard, 1 wrapper, 1 post, 2 observers."""
     for _ in range(3):
         registry.on_pre_execute(lambda ex, next_: next_())
     registry.guard(lambda ex: None)
@@ -98,17 +106,20 @@ def full_registry(extra_tools: int = 0) -> ToolRegistry:
     registry.on_result(lambda ex, result: None)
     registry.on_result(lambda ex, result: None)
     assert Allow and Accept  # the listeners above delegate to these defaults
-    return registry
 
 
-def kernel_registry() -> tuple[ToolRegistry, Agent]:
+def kernel_registry(
+    *, sync_tools: Literal["inline", "thread"] = "inline"
+) -> tuple[ToolRegistry, Agent]:
     """The same listener set as the notebook's registry runs it: traced, journaled.
 
     A trace observer that keeps each call's records (as the live card
     does), and calls made by an agent inside an open turn, so the core
-    writes ``tool/call`` and ``tool/result`` to its session log.
+    writes ``tool/call`` and ``tool/result`` to its session log. With
+    ``sync_tools="thread"`` sync bodies run in a worker thread, as the
+    notebook's registry runs them.
     """
-    registry = full_registry()
+    registry = full_registry(sync_tools=sync_tools)
     kept: list[Any] = [None]
 
     def keep_trace(ex: Any, result: Any, records: Any) -> None:
@@ -118,6 +129,29 @@ def kernel_registry() -> tuple[ToolRegistry, Agent]:
     agent = Agent("notebook")
     agent.session.start_turn()
     return registry, agent
+
+
+def notebook_registry() -> tuple[ToolRegistry, Agent, Callable[[], None]]:
+    """The notebook's own registry, built by the code ``%load_ext`` runs.
+
+    ``KernelState(None, DshConfig())`` installed with no IPython shell: its
+    policy table, depth check, ``running`` wrapper, timeout policy,
+    approval service, trace observer and worker threads, plus the brief's
+    listener set and both tools. Calls are made by its agent in an open
+    turn; the card (``LiveCall``) is not part of the call. Returns the
+    registry, the agent and the state's dispose.
+    """
+    from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.notebook.state import KernelState
+
+    state = KernelState(None, DshConfig())
+    state.install()
+    registry = state.registry
+    registry.register(tool(add))
+    registry.register(tool(profile))
+    add_listeners(registry)
+    state.agent.session.start_turn()
+    return registry, state.agent, state.dispose
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,8 +6,12 @@ for an ``add(a, b)`` tool and a 10-field nested-object tool through
 validation, materialisation, 3 pre-execute listeners, 1 guard, 1 wrapper, 1
 post-execute listener and 2 observers, on a bare registry and on one set up
 as the notebook's (a trace observer, calls by an agent, so the core also
-traces and journals); the peers where installed; and how the per-call cost
-changes from 1 to 1,000 registered tools.
+traces and journals); the same with sync bodies in a worker thread, as the
+notebook runs them; the notebook's own registry (``KernelState``, built
+without a shell) with the same listeners; the peers where installed; and
+how the per-call cost changes from 1 to 1,000 registered tools. The CPU
+clock counts every thread of the process, so the worker-thread rows
+include the worker's time, not the wait for it.
 
 Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
 rows include the pydantic validation and conversion ``@tool`` builds; their
@@ -33,6 +37,7 @@ from _common import (
     langchain_tools,
     machine,
     mcp_server,
+    notebook_registry,
     ours,
     table,
     yardstick,
@@ -48,6 +53,8 @@ SIGNATURE = {
     "profile": "signature tool: 10 fields, 2 dataclasses, Literal",
 }
 TRACED = "dsh_nb, kernel-style registry"
+THREAD = "dsh_nb, kernel-style, sync tool in worker thread"
+NOTEBOOK = "dsh_nb, the notebook's registry (KernelState)"
 YARDSTICK = "yardstick"
 
 
@@ -64,6 +71,22 @@ def main() -> None:
     cases = [Case(OURS, n, ours(registry, n, a), True, SIGNATURE[n]) for n, a in TOOLS]
     cases += [
         Case(TRACED, n, ours(kernel, n, a, agent), True, "trace + journal")
+        for n, a in TOOLS
+    ]
+    threaded, threaded_agent = kernel_registry(sync_tools="thread")
+    cases += [
+        Case(THREAD, n, ours(threaded, n, a, threaded_agent), True, "+ thread hop")
+        for n, a in TOOLS
+    ]
+    notebook, notebook_agent, dispose_notebook = notebook_registry()
+    cases += [
+        Case(
+            NOTEBOOK,
+            n,
+            ours(notebook, n, a, notebook_agent),
+            True,
+            "+ its own hooks, timeout policy, worker thread; no card",
+        )
         for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
@@ -98,7 +121,12 @@ def main() -> None:
         Case("plain Python call", "add", lambda: add(1, 2), False, "no validation")
     )
     cases.append(Case(YARDSTICK, "", yardstick, False))
-    timed = interleaved(cases, rounds=rounds, clock=time.process_time)
+    try:
+        timed = interleaved(cases, rounds=rounds, clock=time.process_time)
+    finally:
+        dispose_notebook()
+        if threaded.threads is not None:
+            threaded.threads.shutdown()
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
     unit = by_peer.pop((YARDSTICK, ""))
     rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]
@@ -117,6 +145,15 @@ def main() -> None:
             f"{name}: kernel-style (trace + journal) {traced:.1f} µs = "
             f"{traced / plain:.2f}x bare {plain:.1f} µs (target <= 1.3x); "
             f"{traced / unit:.2f} yardsticks"
+        )
+    for name, _ in TOOLS:
+        hop, traced = by_peer[THREAD, name], by_peer[TRACED, name]
+        whole, plain = by_peer[NOTEBOOK, name], by_peer[OURS, name]
+        print(
+            f"{name}: sync body in a worker thread {hop:.1f} µs = "
+            f"{hop / plain:.2f}x bare (the thread hop: {hop - traced:+.1f} µs "
+            f"over kernel-style); the notebook's registry {whole:.1f} µs = "
+            f"{whole / plain:.2f}x bare"
         )
     print()
     print("per-call cost of `add` by number of registered tools:")
