@@ -31,6 +31,7 @@ from dsh_nb.notebook.mcppanel import MAX_CARDS
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
+GARBAGE = str(Path(__file__).with_name("garbage_server.py"))
 CARD = "application/vnd.dsh.tool-card+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -52,6 +53,7 @@ reg.register(dsh_nb.define_tool(
     parameters={{"path": {{"type": "string", "required": True}}}},
     execute=lambda a: "deleted " + a["path"]))
 FAULT = {FAULT!r}
+GARBAGE = {GARBAGE!r}
 """
 
 
@@ -269,6 +271,22 @@ def test_connect_in_the_kernel_and_a_server_killed_mid_call(kernel):
     assert "is closed" in later.stdout
     kernel.wait_for(lambda: not (children(pid) & spawned), timeout=10)
     kernel.run("await conn.close()")
+
+
+def test_connect_in_the_kernel_and_a_server_writing_garbage_mid_call(kernel):
+    kernel.run(
+        'conn = await dsh_nb.connect_mcp("g", command=[sys.executable, GARBAGE])',
+        timeout=60,
+    )
+    reply = kernel.run('r = await dsh_nb.call("g_explode"); print(r.text)', timeout=30)
+    assert "is closed" in reply.stdout and "not JSON-RPC" in reply.stdout
+    assert "about to write garbage: simulated fault" in reply.stdout
+    assert "Traceback" not in reply.stderr
+    later = kernel.run('print((await dsh_nb.call("g_echo", text="x")).text)')
+    assert "is closed" in later.stdout
+    assert kernel.run("print(1 + 1)").stdout == "2\n"
+    kernel.run("await conn.close()")
+    assert "Traceback" not in kernel.kernel_log()
 
 
 def test_the_connect_magic_registers_and_closes(kernel):
