@@ -187,6 +187,9 @@ def card_payload(card: CardLayout) -> dict[str, Any]:
         out["callId"] = model.call_id
     out["status"] = model.status
     out["isError"] = model.is_error
+    # The title as the HTML card shows it (relative to the session's cwd,
+    # cut to one line): renderers draw it, never work it out again.
+    out["title"] = card.title
     call = _call(card, model.result is not None)
     if call is not None:
         out["call"] = call

@@ -3,6 +3,7 @@
 The kernel's card draws a PNG as a picture and the rest as captions; a
 stored payload that claims an SVG, a quote in the data or a bent type
 draws no picture, and nothing on the page becomes a link or runs script.
+A title is drawn as the kernel resolved it (relative to the cwd).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ def test_media_blocks_draw_one_picture_and_captions(
 ) -> None:
     run_notebook(page, lab_server, "media.ipynb")
     cards = page.locator(".dsh-ToolCard")
-    cards.nth(1).wait_for(timeout=TIMEOUT_MS)
+    cards.nth(2).wait_for(timeout=TIMEOUT_MS)
     page.wait_for_timeout(500)  # time for a would-be onload/onerror to fire
-    assert cards.count() == 2
+    assert cards.count() == 3
     kernel, forged = cards.nth(0), cards.nth(1)
 
     pictures = page.locator(".jp-OutputArea-output img")
@@ -53,3 +54,8 @@ def test_media_blocks_draw_one_picture_and_captions(
     assert outputs.locator("a[href^='javascript'], script").count() == 0
     assert page.evaluate("() => typeof window.__dsh_xss") == "undefined"
     assert page_errors(page) == []
+
+    # The title the kernel made relative to the session's folder, exactly
+    # as the text/html card shows it.
+    title = cards.nth(2).locator(".dsh-ToolCard-title").inner_text()
+    assert title == "Read src/a.py"

@@ -145,6 +145,7 @@ def test_json_payload_uses_wire_names_and_omits_absent_keys() -> None:
         "callId": "c1",
         "status": "done",
         "isError": True,
+        "title": "add",
         "call": {"card": "generic", "title": "add", "rawInput": {"a": 1, "b": 2}},
         "result": {"card": "generic", "content": [{"type": "text", "text": "3"}]},
         "approval": "allowed-once",
@@ -153,7 +154,7 @@ def test_json_payload_uses_wire_names_and_omits_absent_keys() -> None:
     # The working folder differs per machine: metadata, never compared data.
     assert render_card(model).metadata[CARD_MIME]["cwd"] == "/srv"
     bare = render_card(CardModel(tool="t")).data[CARD_MIME]
-    assert bare == {"tool": "t", "status": "done", "isError": False}
+    assert bare == {"tool": "t", "status": "done", "isError": False, "title": "t"}
 
 
 def test_terminal_and_diff_payloads_carry_parsed_output_and_hunks() -> None:
@@ -444,6 +445,10 @@ def test_title_is_relativized_for_file_cards_only() -> None:
         ),
     )
     assert Page(html_of(result)).text[1] == "Edited b.py"
+    # The JSON part carries the same title, so the labextension draws it too.
+    for model in (generic, diff, result):
+        data = render_card(model).data
+        assert data[CARD_MIME]["title"] == Page(data["text/html"]).text[1]
     term = CardModel(
         tool="bash", cwd="/srv/proj", call=TerminalCallView(title="cat /srv/proj/x")
     )
