@@ -386,7 +386,9 @@ def test_generic_card_shows_input_content_and_locations() -> None:
     assert "/r/a.py:7" in page.text and "/r/b" in page.text
     assert '{\n  "pattern": "a<b",\n  "n": [\n    1,\n    2\n  ]\n}' in page.content
     assert "\nfirst\nsecond" in page.text
-    assert '{\n  "type": "image",\n  "data": "AA"\n}' in page.content
+    # An image block gets a caption, not a wall of base64 (cards.media).
+    assert "image (unknown type, 1 byte): not drawn" in page.content
+    assert '"data": "AA"' not in page.content
     assert '<details class="dsh-ToolCard-input"' in html
     assert "grep" in page.text  # the tool name, since it differs from the title
 
