@@ -21,6 +21,7 @@ from typing import Any
 import httpx2
 import pytest
 from e2e_lab import (
+    SCREENSHOTS,
     TIMEOUT_MS,
     LabServer,
     close_page,
@@ -131,6 +132,8 @@ def test_allow_once_in_the_notification_answers_the_client(
     call = _start_call(entry, "from the toast")
     toast = _toast(page, "from the toast")
     assert not call.done()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    toast.screenshot(path=str(SCREENSHOTS / "approval-notification.png"))
 
     toast.get_by_role("button", name="Allow once").click()
 
