@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dsh_nb.cards.media import describe
 from dsh_nb.tools.jsonvalue import to_plain
 
 __all__ = [
@@ -73,6 +74,9 @@ class Shown:
     ``info`` is ``"text"`` or ``"json"`` (the fence info and how to draw);
     ``block`` is the original content block when it was drawn whole, so the
     JSON part can pass it on unchanged; ``total`` is the full length.
+    An image, audio, resource or link block (:mod:`dsh_nb.cards.media`) has
+    its ``kind``, a one-line ``caption``, and for a drawable image the
+    base64 ``picture`` with its ``mime`` type.
     """
 
     text: str
@@ -80,6 +84,10 @@ class Shown:
     notice: str | None = None
     total: int = 0
     block: Any = None
+    kind: str | None = None
+    caption: str | None = None
+    picture: str | None = None
+    mime: str | None = None
 
 
 def bound_value(value: Any, limit: int) -> Shown:
@@ -102,11 +110,46 @@ def _block_text(block: Any) -> tuple[str, str]:
     return pretty_json(block), "json"
 
 
+def _bound_media(block: Mapping[str, Any], limit: int) -> Shown | None:
+    media = describe(block)
+    if media is None:
+        return None
+    kind = str(block.get("type"))
+    if media.picture is not None:
+        if len(media.picture) <= limit:
+            return Shown(
+                text="",
+                info="text",
+                kind=kind,
+                caption=media.caption,
+                picture=media.picture,
+                mime=media.mime,
+            )
+        return Shown(
+            text="",
+            info="text",
+            kind=kind,
+            caption=media.caption,
+            notice=f"image not drawn: {len(media.picture):,} characters of "
+            f"base64, over the card's limit of {limit:,}",
+        )
+    text, notice = cap(media.text or "", limit)
+    return Shown(
+        text=text,
+        info="text",
+        notice=notice,
+        total=len(media.text or ""),
+        kind=kind,
+        caption=media.caption,
+    )
+
+
 def bound_blocks(blocks: Sequence[Any], limit: int) -> list[Shown]:
     """Bound content blocks: each to ``limit`` characters, all together to 2x.
 
     Blocks past the total budget are not drawn; one last notice counts them,
     so a result of a million small blocks is as bounded as one huge block.
+    An image's base64 counts against the same budget.
     """
     out: list[Shown] = []
     budget = 2 * limit
@@ -121,6 +164,17 @@ def bound_blocks(blocks: Sequence[Any], limit: int) -> list[Shown]:
                 )
             )
             break
+        media = (
+            _bound_media(block, min(limit, budget))
+            if isinstance(block, Mapping)
+            else None
+        )
+        if media is not None:
+            budget -= (
+                len(media.text) + len(media.picture or "") + len(media.caption or "")
+            )
+            out.append(media)
+            continue
         raw, info = _block_text(block)
         text, notice = cap(raw, min(limit, budget))
         budget -= len(text)

@@ -32,6 +32,7 @@ from dsh_nb.cards.markup import (
     pill,
     pre,
 )
+from dsh_nb.cards.media import PICTURE_TYPES
 
 __all__ = ["TAGS", "card_html"]
 
@@ -162,7 +163,30 @@ def _terminal(card: CardLayout) -> list[str]:
     return out
 
 
+def _media(block: Shown) -> str:
+    caption = el(
+        "div",
+        esc(block.caption or ""),
+        f"{_MUTED};margin:2px 0",
+        "dsh-ToolCard-caption",
+    )
+    if block.picture is None or block.mime not in PICTURE_TYPES:
+        return caption
+    # The type is a raster one and the data plain base64 (media.describe):
+    # the URL can hold no quote and no script.
+    src = f"data:{block.mime};base64,{block.picture}"
+    return caption + (
+        f'<img class="dsh-ToolCard-image" src="{esc(src)}" '
+        f'alt="{esc(block.caption or "image")}" style="max-width:100%">'
+    )
+
+
 def _block(block: Shown, error: bool) -> str:
+    if block.caption is not None:
+        media = _media(block)
+        if block.text:
+            media += pre(esc(block.text), "dsh-ToolCard-content", PRE_STYLE)
+        return media + (_notice(block.notice, ERR) if block.notice else "")
     if not block.text and block.notice:
         return _notice(block.notice, ERR)
     style = PRE_STYLE + (f";border-left:3px solid {ERR}" if error else "")

@@ -13,6 +13,7 @@ import re
 from typing import Final
 
 from dsh_nb.cards.ansi import strip_ansi
+from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.difftext import diff_text
 from dsh_nb.cards.escape import visible
 from dsh_nb.cards.layout import CardLayout
@@ -79,7 +80,11 @@ def card_markdown(card: CardLayout) -> str:
         if card.raw.notice:
             parts.append(f"*{md_inline(card.raw.notice)}*")
     for block in card.blocks:
-        if block.text or not block.notice:
+        if block.caption is not None:
+            parts.append(f"*{md_inline(block.caption)}*")
+            if block.text:
+                parts.append(fence(visible(block.text), block.info))
+        elif block.text or not block.notice:
             parts.append(fence(visible(block.text), block.info))
         if block.notice:
             parts.append(f"*{md_inline(block.notice)}*")
@@ -118,7 +123,7 @@ def card_plain(card: CardLayout) -> str:
         keep = card.limits.max_output_lines
         body = "\n".join(diff_text(p, keep) for p in card.plans())
     elif card.blocks:
-        body = "\n".join(b.text or (b.notice or "") for b in card.blocks)
+        body = "\n".join(_plain_block(b) for b in card.blocks)
     elif card.raw is not None:
         body = card.raw.text
     body = visible(body)
@@ -127,3 +132,12 @@ def card_plain(card: CardLayout) -> str:
     if "\n" not in body and len(head) + len(body) <= _INLINE_MAX:
         return f"{head} \u2014 {body}"
     return f"{head}\n{body}"
+
+
+def _plain_block(block: Shown) -> str:
+    lines = [f"[{block.caption}]"] if block.caption is not None else []
+    if block.text:
+        lines.append(block.text)
+    elif block.notice and not lines:
+        lines.append(block.notice)
+    return "\n".join(lines)

@@ -101,10 +101,15 @@ def _blocks(shown: list[Shown]) -> list[Any]:
         if item.block is not None:
             out.append(item.block)
             continue
-        block: dict[str, Any] = {"type": "text", "text": item.text}
+        block: dict[str, Any] = {"type": item.kind or "text", "text": item.text}
+        if item.caption is not None:
+            block["caption"] = item.caption
+        if item.picture is not None:
+            block["mimeType"] = item.mime
+            block["data"] = item.picture
         if item.notice:
             block["notice"] = item.notice
-        if item.total:
+        if item.total > len(item.text):
             block["truncated"] = _truncated(len(item.text), item.total, "characters")
         out.append(block)
     return out
@@ -182,6 +187,9 @@ def card_payload(card: CardLayout) -> dict[str, Any]:
         out["callId"] = model.call_id
     out["status"] = model.status
     out["isError"] = model.is_error
+    # The title as the HTML card shows it (relative to the session's cwd,
+    # cut to one line): renderers draw it, never work it out again.
+    out["title"] = card.title
     call = _call(card, model.result is not None)
     if call is not None:
         out["call"] = call

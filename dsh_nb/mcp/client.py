@@ -24,6 +24,7 @@ from dsh_nb.mcp.errors import (
     describe,
     fingerprint,
     is_connection_error,
+    not_json_rpc,
     quiet,
 )
 from dsh_nb.mcp.tooldef import McpToolDefinition
@@ -183,6 +184,9 @@ class McpConnection:
                 self._schedule_refresh()
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):  # the stream can no longer be trusted
+            self._mark_dead(not_json_rpc(message))
+            return
         root = getattr(message, "root", message)
         if getattr(root, "method", None) == "notifications/tools/list_changed":
             self._schedule_refresh()

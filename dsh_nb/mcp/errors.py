@@ -16,6 +16,7 @@ __all__ = [
     "describe",
     "fingerprint",
     "is_connection_error",
+    "not_json_rpc",
     "quiet",
 ]
 
@@ -57,6 +58,20 @@ def describe(exc: BaseException) -> str:
         return "; ".join(describe(e) for e in inner)
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}"
+
+
+def not_json_rpc(exc: BaseException) -> str:
+    """Why a line from a server was refused: what it said, and the parse error.
+
+    The SDK hands such a line to the message handler as its (pydantic)
+    validation error; its first error holds the line itself.
+    """
+    try:
+        first = exc.errors(include_url=False)[0]  # type: ignore[attr-defined]
+        said, why = repr(str(first.get("input", ""))[:120]), str(first["msg"])
+    except Exception:  # noqa: BLE001 - any other error: its own description
+        return f"the MCP server sent a message that is not JSON-RPC: {describe(exc)}"
+    return f"the MCP server wrote a line that is not JSON-RPC: {said} ({why})"
 
 
 def is_connection_error(exc: BaseException) -> bool:

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
 
 __all__ = ["make_transport"]
+
+_PARSE_FAILURE: Final = "Failed to parse JSONRPC message from server"
+
+
+def _not_parse_failure(record: logging.LogRecord) -> bool:
+    """Drop the SDK's traceback for a line that is not JSON-RPC.
+
+    The connection turns that line into its own error, which names the
+    line and ends with the server's stderr; the SDK would also print a
+    traceback into whatever cell is running.
+    """
+    return record.msg != _PARSE_FAILURE
 
 
 def make_transport(
@@ -28,6 +41,9 @@ def make_transport(
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        sdk_log = logging.getLogger("mcp.client.stdio")
+        if _not_parse_failure not in sdk_log.filters:
+            sdk_log.addFilter(_not_parse_failure)
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
         stderr_sink.append(stderr)
         params = StdioServerParameters(

@@ -15,7 +15,9 @@ interrupt, or when its cell runs again.
 
 An interrupt while an approval is pending is consumed: the approval settles
 ``cancelled`` and the cell finishes with that denial, so the audit pair is
-always written. The next interrupt reaches the kernel as usual.
+always written. The next interrupt reaches the kernel as usual. Each prompt
+shown is also announced to ``notices`` (``approvalcomm``: a JupyterLab
+notification that answers the same prompt).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@
 
 import { fileDiff } from './diffview';
 import { el, text } from './dom';
+import { isMedia, media } from './media';
 import { fileLink } from './opener';
 import { int, isObject, json, Json, JsonObject, str } from './payload';
 import { terminalOutput } from './terminal';
@@ -101,15 +102,24 @@ function blocks(items: Json[], limits: ILimits): HTMLElement {
       );
       break;
     }
+    const captioned = isObject(item) && isMedia(item);
     const isText =
-      isObject(item) && item.type === 'text' && typeof item.text === 'string';
+      isObject(item) &&
+      (item.type === 'text' || captioned) &&
+      typeof item.text === 'string';
     const raw = isText ? (item.text as string) : json(item);
     const shown = clip(raw, {
       ...limits,
       maxOutputChars: Math.min(left, limits.maxOutputChars)
     });
     left -= shown.length;
-    if (shown !== '' || !isObject(item) || typeof item.notice !== 'string') {
+    if (captioned) {
+      node.appendChild(media(item as JsonObject, shown));
+    } else if (
+      shown !== '' ||
+      !isObject(item) ||
+      typeof item.notice !== 'string'
+    ) {
       node.appendChild(
         el(
           isText ? 'div' : 'pre',

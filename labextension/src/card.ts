@@ -159,9 +159,14 @@ function header(
         ? 'edit'
         : (str(call?.kind) ?? 'other');
   node.appendChild(icon(iconKind));
-  // A result's title replaces the pending one, as in the text/html card.
+  // The kernel's title (relative to the cwd, as in the text/html card); a
+  // payload stored by an older dsh_nb has none: a result's title then
+  // replaces the pending one.
   const title =
-    str(result?.title) ?? str(call?.title) ?? String(data.tool ?? '');
+    str(data.title) ??
+    str(result?.title) ??
+    str(call?.title) ??
+    String(data.tool ?? '');
   const titleNode = el('span', 'dsh-ToolCard-title', title);
   if (kind === 'terminal') {
     titleNode.classList.add('dsh-mod-command');

@@ -89,6 +89,8 @@ export interface IToolCard {
   callId?: string;
   status: ToolCardStatus;
   isError: boolean;
+  /** The title as the kernel resolved it (since the payload carried it). */
+  title?: string;
   call?: { [key: string]: unknown };
   result?: { [key: string]: unknown };
   approval?: string;

@@ -131,6 +131,9 @@ def _isolated_env(base: Path) -> dict[str, str]:
         path.mkdir(parents=True, exist_ok=True)
         env[name] = str(path)
     env.pop("JUPYTER_PATH", None)
+    # In a venv, jupyter_core looks in the venv's folders before the user's;
+    # the isolated folders above (and the repo's build linked below) must win.
+    env["JUPYTER_PREFER_ENV_PATH"] = "0"
     env["PYTHONUNBUFFERED"] = "1"
     _write_json(
         dirs["JUPYTERLAB_SETTINGS_DIR"]

@@ -21,10 +21,12 @@ from typing import Any
 import httpx2
 import pytest
 from e2e_lab import (
+    SCREENSHOTS,
     TIMEOUT_MS,
     LabServer,
     close_page,
     new_page,
+    open_notebook,
     page_errors,
     run_notebook,
     screenshot_on_failure,
@@ -36,6 +38,7 @@ from playwright.sync_api import expect
 from dsh_nb.mcp.runtime import RuntimeEntry, find_entry
 
 NOTEBOOK = "mcp_serve.ipynb"
+IMG = '<img src=x onerror="window.__dsh_xss=1">'
 SERVE_CELL = 3  # markdown, load, %%tool, %tools serve
 CLIENT = "e2e-agent"
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=2)
@@ -78,7 +81,9 @@ def _cell(page: Any, index: int) -> Any:
     return page.locator(".jp-Notebook .jp-Cell").nth(index)
 
 
-async def _call(entry: RuntimeEntry, text: str) -> types.CallToolResult:
+async def _call(
+    entry: RuntimeEntry, text: str, client_name: str
+) -> types.CallToolResult:
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {entry.token}"},
         timeout=httpx2.Timeout(30, read=90),
@@ -86,18 +91,20 @@ async def _call(entry: RuntimeEntry, text: str) -> types.CallToolResult:
     async with Client(
         streamable_http_client(entry.url, http_client=http),
         mode="legacy",
-        client_info=types.Implementation(name=CLIENT, version="1.0"),
+        client_info=types.Implementation(name=client_name, version="1.0"),
     ) as client:
         return await client.call_tool("write_note", {"text": text})
 
 
-def _start_call(entry: RuntimeEntry, text: str) -> concurrent.futures.Future[Any]:
-    return _POOL.submit(lambda: asyncio.run(_call(entry, text)))
+def _start_call(
+    entry: RuntimeEntry, text: str, client_name: str = CLIENT
+) -> concurrent.futures.Future[Any]:
+    return _POOL.submit(lambda: asyncio.run(_call(entry, text, client_name)))
 
 
-def _toast(page: Any, text: str) -> Any:
+def _toast(page: Any, text: str, shown_name: str = CLIENT) -> Any:
     """The notification that asks for this call (its note is ``text``)."""
-    message = f'{CLIENT} asks to run "write_note" in {NOTEBOOK}'
+    message = f'{shown_name} asks to run "write_note" in {NOTEBOOK}'
     toast = page.locator(".Toastify__toast").filter(has_text=message)
     toast.wait_for(timeout=TIMEOUT_MS)
     expect(toast).to_have_count(1)
@@ -125,6 +132,8 @@ def test_allow_once_in_the_notification_answers_the_client(
     call = _start_call(entry, "from the toast")
     toast = _toast(page, "from the toast")
     assert not call.done()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    toast.screenshot(path=str(SCREENSHOTS / "approval-notification.png"))
 
     toast.get_by_role("button", name="Allow once").click()
 
@@ -178,3 +187,53 @@ def test_reject_in_the_notification_is_an_error_for_the_client(
     card = _cell(page, SERVE_CELL).locator(".dsh-ToolCard").first
     expect(card).to_have_attribute("data-status", "denied")
     assert page_errors(page) == []
+
+
+def test_a_hostile_client_name_shows_as_text(
+    served: tuple[Any, RuntimeEntry],
+) -> None:
+    page, entry = served
+    hostile = f"{IMG}\u202e"
+    call = _start_call(entry, "hostile", client_name=hostile)
+    # The bidi override is made visible, the markup is just text.
+    toast = _toast(page, "hostile", shown_name=f"{IMG}[U+202E]")
+    assert toast.locator("img, script, iframe, object, embed").count() == 0
+    assert page.evaluate("() => typeof window.__dsh_xss") == "undefined"
+
+    toast.get_by_role("button", name="Reject").click()
+
+    assert call.result(timeout=60).is_error
+    expect(toast).to_have_count(0)
+    assert page.evaluate("() => typeof window.__dsh_xss") == "undefined"
+    assert page_errors(page) == []
+
+
+def test_two_tabs_both_show_it_and_the_first_answer_wins(
+    served: tuple[Any, RuntimeEntry], browser: Any, lab_server: LabServer
+) -> None:
+    page, entry = served
+    # A second tab on the same notebook joins the running kernel, where
+    # dsh_nb is loaded already: it opens an approval comm of its own.
+    other = new_page(browser, lab_server)
+    try:
+        open_notebook(other, lab_server, NOTEBOOK)
+        other.evaluate(
+            "async () => { const w = window.jupyterapp.shell.currentWidget;"
+            " await w.sessionContext.ready; }"
+        )
+        call = _start_call(entry, "two tabs")
+        toast = _toast(page, "two tabs")
+        message = f'{CLIENT} asks to run "write_note" in {NOTEBOOK}'
+        there = other.locator(".Toastify__toast").filter(has_text=message)
+        there.wait_for(timeout=TIMEOUT_MS)
+
+        there.get_by_role("button", name="Allow once").click()
+
+        result = call.result(timeout=60)
+        assert not result.is_error and _text(result) == "note written: two tabs"
+        # Answered in one tab, withdrawn in both.
+        expect(toast).to_have_count(0)
+        expect(there).to_have_count(0)
+        assert page_errors(other) == [] and page_errors(page) == []
+    finally:
+        close_page(other)

@@ -17,6 +17,7 @@ from dsh_nb.tools import AbortController, ToolExecutionInput, ToolRegistry
 
 BIN = Path(sys.executable).parent
 FAULT = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
+GARBAGE = [sys.executable, str(Path(__file__).with_name("garbage_server.py"))]
 
 
 @pytest.fixture(autouse=True)
@@ -157,6 +158,32 @@ async def test_a_server_killed_mid_call_gives_a_clear_error_then_closed():
     again = await connect_mcp("f", command=FAULT, registry=registry)  # reconnect
     try:
         assert (await run(registry, "f_echo", text="back")).text == "back"
+    finally:
+        await again.close()
+
+
+async def test_a_server_writing_garbage_mid_call_gives_a_clear_error_then_closed(
+    capfd,
+):
+    registry = ToolRegistry()
+    before = children()
+    conn = await connect_mcp("g", command=GARBAGE, registry=registry)
+    assert (await run(registry, "g_echo", text="fine")).text == "fine"
+    broken = await asyncio.wait_for(run(registry, "g_explode"), 20)
+    assert broken.is_error and broken.error.code == "MCP_CONNECTION"
+    assert "is closed" in broken.text
+    assert "wrote a line that is not JSON-RPC: 'this is not JSON-RPC'" in broken.text
+    assert "about to write garbage: simulated fault" in broken.text  # stderr tail
+    later = await run(registry, "g_echo", text="x")
+    assert later.error.code == "MCP_CONNECTION" and "is closed" in later.text
+    assert conn.closed
+    await _until(lambda: not (children() - before))  # the server was ended
+    # The loop is fine, and nothing was printed: the error is the result.
+    assert await asyncio.sleep(0, "alive") == "alive"
+    assert "Traceback" not in capfd.readouterr().err
+    again = await connect_mcp("g", command=GARBAGE, registry=registry)  # reconnect
+    try:
+        assert (await run(registry, "g_echo", text="back")).text == "back"
     finally:
         await again.close()
 

@@ -31,8 +31,10 @@ from dsh_nb.notebook.mcppanel import MAX_CARDS
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
+GARBAGE = str(Path(__file__).with_name("garbage_server.py"))
 CARD = "application/vnd.dsh.tool-card+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
+NOTICES = "dsh_nb.approvals"
 
 SETUP = f"""
 %load_ext dsh_nb
@@ -52,6 +54,7 @@ reg.register(dsh_nb.define_tool(
     parameters={{"path": {{"type": "string", "required": True}}}},
     execute=lambda a: "deleted " + a["path"]))
 FAULT = {FAULT!r}
+GARBAGE = {GARBAGE!r}
 """
 
 
@@ -143,6 +146,36 @@ def test_an_ask_waits_for_approval_then_answers_the_client(kernel, served, how):
         kernel.click(kernel.find_button("Allow once"))
     kernel.wait_for(fut.done, timeout=20)
     assert fut.result() == "deleted a.txt"
+
+
+def test_a_served_ask_is_announced_to_the_page_without_the_token(kernel, served):
+    comm_id = next(c.comm_id for c in kernel.comms.values() if c.target_name == NOTICES)
+
+    def notices() -> list[dict[str, Any]]:
+        kernel.pump()
+        return [d for d in kernel.comm_data(comm_id) if isinstance(d, dict)]
+
+    async def go():
+        async with client(served["url"], served["token"], name="notice-client") as c:
+            return (await c.call_tool("delete", {"path": "n.txt"})).content[0].text
+
+    before = len(notices())
+    fut = start_client(go)
+    kernel.wait_for(lambda: len(notices()) > before, timeout=30, what="the notice")
+    pending_notice = notices()[before]
+    assert pending_notice["type"] == "pending"
+    assert pending_notice["agent"] == "notice-client"
+    assert pending_notice["tool"] == "delete"
+    answer = {"type": "answer", "id": pending_notice["id"], "answer": "allow-once"}
+    kernel.send_comm(comm_id, answer)
+    kernel.wait_for(fut.done, timeout=20)
+    assert fut.result() == "deleted n.txt"
+    kernel.wait_for(lambda: notices()[-1]["type"] == "settled", timeout=10)
+    everything = json.dumps(
+        [record.messages for record in kernel.comms.values()], default=str
+    )
+    assert served["token"] not in everything
+    assert "n.txt" not in json.dumps(notices())  # no arguments either
 
 
 def test_a_served_calls_prompt_sits_under_its_card_and_stays_when_pushed_out(
@@ -271,6 +304,22 @@ def test_connect_in_the_kernel_and_a_server_killed_mid_call(kernel):
     kernel.run("await conn.close()")
 
 
+def test_connect_in_the_kernel_and_a_server_writing_garbage_mid_call(kernel):
+    kernel.run(
+        'conn = await dsh_nb.connect_mcp("g", command=[sys.executable, GARBAGE])',
+        timeout=60,
+    )
+    reply = kernel.run('r = await dsh_nb.call("g_explode"); print(r.text)', timeout=30)
+    assert "is closed" in reply.stdout and "not JSON-RPC" in reply.stdout
+    assert "about to write garbage: simulated fault" in reply.stdout
+    assert "Traceback" not in reply.stderr
+    later = kernel.run('print((await dsh_nb.call("g_echo", text="x")).text)')
+    assert "is closed" in later.stdout
+    assert kernel.run("print(1 + 1)").stdout == "2\n"
+    kernel.run("await conn.close()")
+    assert "Traceback" not in kernel.kernel_log()
+
+
 def test_the_connect_magic_registers_and_closes(kernel):
     msg_id = kernel.execute_async(f"%tools connect fm -- {sys.executable} {FAULT}")
     kernel.collect(msg_id).check()
@@ -357,7 +406,12 @@ def test_stop_frees_the_port_and_a_redefinition_notifies(kernel, served):
             break
         assert time.monotonic() < deadline, "the port is still open"
         kernel.pump(0.2)
-    assert not list((kernel.tmp / "runtime").glob("dsh-mcp-*.json"))
+    # The file goes when the server task ends, after open connections close.
+    kernel.wait_for(
+        lambda: not list((kernel.tmp / "runtime").glob("dsh-mcp-*.json")),
+        timeout=10,
+        what="the runtime file removed",
+    )
 
 
 def _cards(kernel: KernelHarness, msg_id: str) -> list[dict[str, Any]]:

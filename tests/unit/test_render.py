@@ -145,6 +145,7 @@ def test_json_payload_uses_wire_names_and_omits_absent_keys() -> None:
         "callId": "c1",
         "status": "done",
         "isError": True,
+        "title": "add",
         "call": {"card": "generic", "title": "add", "rawInput": {"a": 1, "b": 2}},
         "result": {"card": "generic", "content": [{"type": "text", "text": "3"}]},
         "approval": "allowed-once",
@@ -153,7 +154,7 @@ def test_json_payload_uses_wire_names_and_omits_absent_keys() -> None:
     # The working folder differs per machine: metadata, never compared data.
     assert render_card(model).metadata[CARD_MIME]["cwd"] == "/srv"
     bare = render_card(CardModel(tool="t")).data[CARD_MIME]
-    assert bare == {"tool": "t", "status": "done", "isError": False}
+    assert bare == {"tool": "t", "status": "done", "isError": False, "title": "t"}
 
 
 def test_terminal_and_diff_payloads_carry_parsed_output_and_hunks() -> None:
@@ -386,7 +387,9 @@ def test_generic_card_shows_input_content_and_locations() -> None:
     assert "/r/a.py:7" in page.text and "/r/b" in page.text
     assert '{\n  "pattern": "a<b",\n  "n": [\n    1,\n    2\n  ]\n}' in page.content
     assert "\nfirst\nsecond" in page.text
-    assert '{\n  "type": "image",\n  "data": "AA"\n}' in page.content
+    # An image block gets a caption, not a wall of base64 (cards.media).
+    assert "image (unknown type, 1 byte): not drawn" in page.content
+    assert '"data": "AA"' not in page.content
     assert '<details class="dsh-ToolCard-input"' in html
     assert "grep" in page.text  # the tool name, since it differs from the title
 
@@ -442,6 +445,10 @@ def test_title_is_relativized_for_file_cards_only() -> None:
         ),
     )
     assert Page(html_of(result)).text[1] == "Edited b.py"
+    # The JSON part carries the same title, so the labextension draws it too.
+    for model in (generic, diff, result):
+        data = render_card(model).data
+        assert data[CARD_MIME]["title"] == Page(data["text/html"]).text[1]
     term = CardModel(
         tool="bash", cwd="/srv/proj", call=TerminalCallView(title="cat /srv/proj/x")
     )
