@@ -161,9 +161,10 @@ class Recorder(Trace):
         self.started = perf_counter()
 
     def begin(self) -> Recorder:
-        """Restart the clock for a stage; returns the decider for its waterfall."""
-        self.fn = None
-        self.value = UNSETTLED
+        """Restart the clock for a stage; returns the decider for its waterfall.
+
+        The decider is already clear: creation and :meth:`end` leave it so.
+        """
         self.started = perf_counter()
         return self
 
