@@ -12,7 +12,7 @@ the result's text, a trace or the session log.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 if TYPE_CHECKING:
     from dsh_nb.tools.approval import ApprovalOutcome
@@ -40,17 +40,8 @@ Stage = Literal[
     "post-execute",
     "result",
 ]
-STATUSES: Final = ("done", "denied", "error", "timeout", "cancelled")
-STAGES: Final = (
-    "input",
-    "arguments",
-    "pre-execute",
-    "approval",
-    "guard",
-    "execute",
-    "post-execute",
-    "result",
-)
+STATUSES: Final[tuple[Status, ...]] = get_args(Status)
+STAGES: Final[tuple[Stage, ...]] = get_args(Stage)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -109,13 +109,10 @@ def lone_text(result: ToolExecutionResult, max_bytes: int) -> str | None:
         or result.meta is not ABSENT
     ):
         return None
-    block = content[0]
-    if type(block) is not FrozenDict or len(block) != 2:
+    if not surely_fits(content, max_bytes):
         return None
-    text = block.get("text")
-    if type(text) is not str or block.get("type") != "text":
-        return None
-    return text if 4 * len(text) + 12 <= max_bytes else None
+    text: str = content[0]["text"]
+    return text
 
 
 def content_size(content: Sequence[Any]) -> int:
@@ -175,8 +172,6 @@ def bound_result(
 
     A result that fits comes back as the same object and ``None``.
     """
-    if surely_fits(result.content, max_bytes):
-        return result, None
     content, total = bound_content(result.content, max_bytes)
     if total is None:
         return result, None
