@@ -85,15 +85,17 @@ def record_call(
     """Write ``tool/call`` for a call whose arguments were just read.
 
     ``arguments`` is the call's deep-frozen arguments, or ABSENT when they
-    were not lossless JSON. An object is kept as its keys and values laid
-    out in the entry itself: for flat arguments the entry is then one
-    tuple of atoms (see :func:`dsh_nb.tools.session.defer`).
+    were not lossless JSON. An object is laid out in the entry as its
+    items: for flat arguments the entry is then atoms and pairs of atoms,
+    which the collector stops tracking in one pass (see
+    :func:`dsh_nb.tools.session.defer`); a dict, even a plain copy, would
+    keep its entry tracked for good. The items cost 2,400 instructions
+    against 3,200 for the keys then the values (valgrind, 2026-12-01).
     """
     if type(arguments) is FrozenDict:
-        keys, values = arguments.keys(), arguments.values()
-        session._append_deferred(CALL, (_CALL_PAIRS, call_id, name, *keys, *values))
+        session._append_deferred((_CALL_ITEMS, call_id, name, *arguments.items()))
     else:
-        session._append_deferred(CALL, (_CALL, call_id, name, arguments))
+        session._append_deferred((_CALL, call_id, name, arguments))
 
 
 def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
@@ -106,10 +108,11 @@ def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
     return _event(CALL, data)
 
 
-def _pairs_call_event(call_id: object, name: object, *laid: Any) -> FrozenDict:
-    half = len(laid) // 2  # the keys, then the values in the same order
-    arguments = FrozenDict(zip(laid[:half], laid[half:], strict=True))
-    return _call_event(call_id, name, arguments)
+def _items_call_event(
+    call_id: object, name: object, *items: tuple[str, Any]
+) -> FrozenDict:
+    # The values are the call's frozen originals: only the top level is new.
+    return _call_event(call_id, name, FrozenDict(items))
 
 
 def result_json(result: ToolExecutionResult) -> FrozenDict:
@@ -142,16 +145,28 @@ def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
 
 
 def record_result(
-    session: SessionLog, result: ToolExecutionResult, outcome: ToolOutcome
+    session: SessionLog,
+    result: ToolExecutionResult,
+    outcome: ToolOutcome,
+    said: bool = False,
 ) -> None:
-    """Write ``tool/result``: the final result and its outcome."""
+    """Write ``tool/result``: the final result and its outcome.
+
+    ``said``: the result is the one the pipeline built from a tool's plain
+    ``str`` return (one text block and nothing else), so only its size
+    needs checking.
+    """
     limit = session._max_result_bytes
-    text = lone_text(result, limit)
+    text: str | None
+    if said:
+        said_text: str = result.content[0]["text"]
+        text = said_text if 4 * len(said_text) + 12 <= limit else None
+    else:
+        text = lone_text(result, limit)
     if text is not None:
         # One small text block and nothing else, the common result: kept as
         # atoms (see record_call), not as the result's four objects.
         session._append_deferred(
-            RESULT,
             (
                 _TEXT_RESULT,
                 result.call_id,
@@ -167,7 +182,7 @@ def record_result(
     # Cut now, not when the log is read: the deferred event must not hold
     # the whole result alive.
     result, total = bound_result(result, limit)
-    session._append_deferred(RESULT, (_RESULT, result, outcome, total))
+    session._append_deferred((_RESULT, result, outcome, total))
 
 
 def _text_result_event(
@@ -216,13 +231,13 @@ def _result_event(
 
 
 _CALL: Final = "journal:call"
-_CALL_PAIRS: Final = "journal:call-pairs"
+_CALL_ITEMS: Final = "journal:call-items"
 _RESULT: Final = "journal:result"
 _TEXT_RESULT: Final = "journal:text-result"
-defer(_CALL, _call_event)
-defer(_CALL_PAIRS, _pairs_call_event)
-defer(_RESULT, _result_event)
-defer(_TEXT_RESULT, _text_result_event)
+defer(_CALL, CALL, _call_event)
+defer(_CALL_ITEMS, CALL, _items_call_event)
+defer(_RESULT, RESULT, _result_event)
+defer(_TEXT_RESULT, RESULT, _text_result_event)
 
 
 def record_cancelled(session: SessionLog, call_id: object, reason: str) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Final, overload
 
-from dsh_nb.tools._waterfall import UNSETTLED, describe, passthrough
+from dsh_nb.tools._waterfall import UNSETTLED, describe
 from dsh_nb.tools.execution import (
     Ask,
     Block,
@@ -151,14 +151,13 @@ class Recorder(Trace):
     to 12,800 instructions (valgrind) when the decider was merged in.
     """
 
-    __slots__ = ("check", "fn", "started", "value")
+    __slots__ = ("fn", "started", "value")
 
     def __init__(self) -> None:
         self._raw = []
         self._built = None
         self.fn: Callable[..., Any] | None = None
         self.value: Any = UNSETTLED
-        self.check: Callable[[object, Any], Any] = passthrough
         self.started = perf_counter()
 
     def begin(self) -> Recorder:
@@ -183,14 +182,3 @@ class Recorder(Trace):
         self.started = now
         self.fn = None
         self.value = UNSETTLED
-
-    def __call__(self, value: object, fn: Callable[..., Any] | None) -> Any:
-        """Vet an async level's value and note whether it decided."""
-        if fn is None:  # the base settled: nothing to vet
-            self.value = value
-            return value
-        checked = self.check(value, fn)
-        if checked is not self.value:
-            self.fn = fn
-        self.value = checked
-        return checked

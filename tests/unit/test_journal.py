@@ -229,6 +229,8 @@ def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
 
     journal.record_call(log, "c1", "add", snapshot_json({"a": 1, "b": 2}))
     journal.record_result(log, result, ToolOutcome(status="done", stage="execute"))
+    # One pass stops tracking the argument pairs, the next their entry.
+    gc.collect()
     gc.collect()
     assert not any(gc.is_tracked(entry) for entry in log._events)
     assert log.events[1]["data"]["result"]["content"] == [text_block("3")]
@@ -238,3 +240,78 @@ def finalize_text(call_id: str, text: str) -> Any:
     from dsh_nb.tools.results import finalize
 
     return finalize(text_result(call_id, text, is_error=False), call_id)
+
+
+def test_last_sees_the_latest_event_of_each_type_built_or_deferred() -> None:
+    # Deferred journal entries are indexed lazily; built events of the same
+    # type may come before and after them.
+    from dsh_nb.tools.jsonvalue import snapshot_json
+    from dsh_nb.tools.outcome import ToolOutcome
+
+    agent = Agent("a")
+    log = agent.session
+    done = ToolOutcome(status="done", stage="execute")
+    journal.record_call(log, "c1", "add", snapshot_json({"a": 1}))
+    journal.record_result(log, finalize_text("c1", "1"), done)
+    log.append("approval/asked", {"callId": "c2"})
+    journal.record_call(log, "c2", "add", snapshot_json({"a": 2}))
+    assert log.last("tool/call")["data"]["callId"] == "c2"  # type: ignore[index]
+    journal.record_unrun(
+        agent,
+        call_id="c3",
+        name="add",
+        arguments="{bad",
+        result=text_result("c3", "not JSON", is_error=True),
+    )
+    assert log.last("tool/call")["data"]["callId"] == "c3"  # type: ignore[index]
+    assert log.last("tool/result")["data"]["callId"] == "c3"  # type: ignore[index]
+    journal.record_call(log, "c4", "add", snapshot_json({"a": 4}))
+    journal.record_result(log, finalize_text("c4", "4"), done)
+    log.append("approval/decided", {"callId": "c4"})
+    assert log.last("tool/call")["data"]["callId"] == "c4"  # type: ignore[index]
+    assert log.last("tool/result")["data"]["result"]["content"] == [text_block("4")]  # type: ignore[index]
+    assert log.last("approval/asked")["data"] == {"callId": "c2"}  # type: ignore[index]
+    types = [e["type"] for e in log.events]
+    assert types == [
+        "tool/call", "tool/result", "approval/asked", "tool/call",
+        "tool/call", "tool/result", "tool/call", "tool/result", "approval/decided",
+    ]  # fmt: skip
+    assert [log.last(t) for t in ("tool/call", "tool/result")] == [
+        next(e for e in reversed(log.events) if e["type"] == t)
+        for t in ("tool/call", "tool/result")
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda args, ex: "plain str",  # the pipeline builds the text block
+        lambda args, ex: [text_block("one block")],  # the tool built it
+        lambda args, ex: {"content": [text_block("b")], "isError": True},
+        lambda args, ex: {"content": [text_block("m")], "meta": {"k": 1}},
+    ],
+)
+@pytest.mark.parametrize("wrapped", [False, True])
+async def test_a_result_is_journaled_as_the_caller_got_it(
+    body: Any, wrapped: bool
+) -> None:
+    # However the result came about (a str return, built blocks, a wrapper
+    # that replaced it), the journal's event is the one built straight from
+    # the final result and its outcome.
+    reg, agent = ToolRegistry(), Agent("a")
+    reg.register(_make("t", body))
+    if wrapped:
+
+        async def replace(ex: Any, next_: Any) -> Any:
+            await next_()
+            return text_result(ex.call_id, "replaced", is_error=False)
+
+        reg.on_execute(replace)
+    run = await reg.run(
+        ToolExecutionInput(call_id="c1", name="t", arguments={}, agent=agent)
+    )
+    (event,) = agent.session.of_type("tool/result")
+    assert event == journal._result_event(run.result, run.outcome)
+    text = event["data"]["result"]["content"][0]["text"]
+    assert text == run.result.content[0]["text"]
+    assert (text == "replaced") is wrapped
