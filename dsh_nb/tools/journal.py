@@ -148,21 +148,19 @@ def record_result(
     session: SessionLog,
     result: ToolExecutionResult,
     outcome: ToolOutcome,
-    said: bool = False,
+    said: str | None = None,
 ) -> None:
     """Write ``tool/result``: the final result and its outcome.
 
-    ``said``: the result is the one the pipeline built from a tool's plain
-    ``str`` return (one text block and nothing else), so only its size
-    needs checking.
+    ``said``: the tool's plain ``str`` return, when ``result`` is the one
+    the pipeline built from it (one text block and nothing else), so only
+    its size needs checking.
     """
     limit = session._max_result_bytes
-    text: str | None
-    if said:
-        said_text: str = result.content[0]["text"]
-        text = said_text if 4 * len(said_text) + 12 <= limit else None
-    else:
+    if said is None:
         text = lone_text(result, limit)
+    else:
+        text = said if 4 * len(said) + 12 <= limit else None
     if text is not None:
         # One small text block and nothing else, the common result: kept as
         # atoms (see record_call), not as the result's four objects.

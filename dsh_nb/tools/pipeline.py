@@ -114,10 +114,11 @@ class _Call:
         # The result dispatch built already frozen; a wrapper that passes it
         # on unchanged saves the pipeline from copying it again.
         self.trusted: ToolExecutionResult | None = None
-        # The result dispatch built from the tool's own str return: one text
-        # block, nothing else, so the journal need not inspect it (2,200
-        # instructions of a journaled call, valgrind, 2026-12-01).
-        self.said: ToolExecutionResult | None = None
+        # The tool's own str return while ``trusted`` is the result built
+        # from it (one text block, nothing else): the journal then need not
+        # inspect the result (3,100 instructions of a journaled call,
+        # valgrind, 2026-12-01).
+        self.said: str | None = None
 
     # --- stage 6's base
 
@@ -150,7 +151,7 @@ class _Call:
         else:
             result = self.keep(settle(call_id, out))
             if type(out) is str:
-                self.said = result
+                self.said = out
         _set(ex, "_phase", _PHASE_WRAPPING)
         return Ready(result)
 
@@ -169,7 +170,7 @@ class _Call:
         else:
             result = self.keep(settle(call_id, out))
             if type(out) is str:
-                self.said = result
+                self.said = out
             return result
         finally:
             _set(ex, "_phase", _PHASE_WRAPPING)
@@ -185,6 +186,7 @@ class _Call:
         """What post listeners see: the result frozen, or the error it becomes."""
         if result is not self.trusted:
             result = self.trusted = finalize(result, self.execution.call_id)
+            self.said = None
         return result
 
     # --- stages 3-4
@@ -436,7 +438,8 @@ async def _drive(
         outcome = outcome_of(status, state.stage, state.approval, state.body_running)
     _set(ex, "_outcome", outcome)
     if session is not None:
-        journal.record_result(session, final, outcome, final is state.said)
+        said = state.said if final is state.trusted else None
+        journal.record_result(session, final, outcome, said)
     # 9 observers
     _set(ex, "_phase", _PHASE_FROZEN)
     if tracers and rec is None:

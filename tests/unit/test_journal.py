@@ -315,3 +315,25 @@ async def test_a_result_is_journaled_as_the_caller_got_it(
     text = event["data"]["result"]["content"][0]["text"]
     assert text == run.result.content[0]["text"]
     assert (text == "replaced") is wrapped
+
+
+async def test_a_listener_hears_journal_events_only_while_attached() -> None:
+    reg, agent = _registry(), Agent("a")
+    heard: list[str] = []
+    dispose = agent.session.on_append(lambda event: heard.append(event["type"]))
+
+    async def call(call_id: str) -> None:
+        await reg.execute(
+            ToolExecutionInput(
+                call_id=call_id, name="echo", arguments={"s": call_id}, agent=agent
+            )
+        )
+
+    await call("c1")
+    assert heard == ["tool/call", "tool/result"]
+    dispose()
+    await call("c2")
+    assert heard == ["tool/call", "tool/result"]
+    calls = [e["data"]["callId"] for e in agent.session.of_type("tool/call")]
+    assert calls == ["c1", "c2"]
+    assert agent.session.last("tool/result")["data"]["callId"] == "c2"  # type: ignore[index]
