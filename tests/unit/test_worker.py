@@ -11,13 +11,14 @@ import asyncio
 import contextvars
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool
-from dsh_nb.tools.abort import AbortController
+from dsh_nb.tools.abort import AbortController, AbortSignal
 from dsh_nb.tools.timeout import TOOL_TIMEOUT, TimeoutPolicy
 from dsh_nb.tools.worker import (
     Abandoned,
@@ -141,17 +142,58 @@ async def test_a_late_failure_is_only_logged(
     )
 
 
-async def test_an_already_aborted_signal_does_not_wait(
+async def test_an_already_aborted_signal_does_not_start_the_body(
+    threads: WorkerThreads,
+) -> None:
+    ran = threading.Event()
+    controller = AbortController()
+    controller.abort("gone")
+    with pytest.raises(Exception, match=r"did not run \(gone\)") as caught:
+        await settle(threads.run(ran.set), controller.signal)
+    assert not isinstance(caught.value, Abandoned)  # nothing runs on
+    # Bodies start in order: once a later one ran, the first was skipped.
+    assert await settle(threads.run(lambda: "later"), None) == "later"
+    assert not ran.is_set()
+
+
+async def test_a_queued_body_whose_call_gives_up_never_starts() -> None:
+    pool = WorkerThreads(max_workers=1)
+    release, started, ran = threading.Event(), threading.Event(), threading.Event()
+    try:
+        first = pool.run(blocked(release, started), "first")
+        await until(started.is_set)
+        controller = AbortController()
+        queued = pool.run(ran.set)
+        waiting = asyncio.ensure_future(settle(queued, controller.signal))
+        await asyncio.sleep(0)
+        controller.abort("TOOL_TIMEOUT after 50ms")
+        with pytest.raises(Exception, match="did not run"):
+            await waiting
+        assert not still_running(queued)
+        release.set()
+        assert await settle(first, None) == "first"
+        assert await settle(pool.run(lambda: "third"), None) == "third"
+        assert not ran.is_set()
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+async def test_an_abort_from_another_thread_settles_on_the_loop(
     threads: WorkerThreads,
 ) -> None:
     release, started = threading.Event(), threading.Event()
     controller = AbortController()
-    controller.abort("gone")
     job = threads.run(blocked(release, started))
+    waiting = asyncio.ensure_future(settle(job, controller.signal))
+    await until(started.is_set)
+    aborter = threading.Thread(target=controller.abort, args=("from a thread",))
+    aborter.start()
     try:
-        with pytest.raises(Abandoned, match="gone"):
-            await settle(job, controller.signal)
+        with pytest.raises(Abandoned, match="from a thread"):
+            await waiting
     finally:
+        aborter.join()
         release.set()
 
 
@@ -206,8 +248,9 @@ async def test_cancelling_stops_a_python_loop_in_the_body(
 
 
 async def test_a_body_blocked_in_c_is_said_to_run_on(
-    threads: WorkerThreads,
+    threads: WorkerThreads, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="dsh_nb.tools")
     release, started = threading.Event(), threading.Event()
     job = threads.run(blocked(release, started))
     waiting = asyncio.ensure_future(settle(job, None))
@@ -221,6 +264,43 @@ async def test_a_body_blocked_in_c_is_said_to_run_on(
         release.set()
     await until(lambda: not still_running(job))
     assert await settle(threads.run(lambda: "next"), None) == "next"
+    # The stop it was asked fired once the wait returned: not a failure.
+    assert not [r for r in caplog.records if r.name == "dsh_nb.tools"]
+
+
+async def test_cancelling_a_queued_call_drops_its_body() -> None:
+    pool = WorkerThreads(max_workers=1)
+    release, started, ran = threading.Event(), threading.Event(), threading.Event()
+    try:
+        first = pool.run(blocked(release, started), "first")
+        await until(started.is_set)
+        queued = pool.run(ran.set)
+        waiting = asyncio.ensure_future(settle(queued, None))
+        await asyncio.sleep(0)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError) as caught:
+            await waiting
+        assert not body_running(caught.value) and not still_running(queued)
+        release.set()
+        assert await settle(first, None) == "first"
+        assert await settle(pool.run(lambda: "third"), None) == "third"
+        assert not ran.is_set()
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+async def test_a_body_that_ended_before_the_abort_keeps_its_value(
+    threads: WorkerThreads,
+) -> None:
+    job = threads.run(lambda: "in time")
+    # Block the loop (its delivery cannot run) until the thread is done.
+    for _ in range(int(BOUND_S / 0.001)):
+        if not still_running(job):
+            break
+        time.sleep(0.001)
+    assert not still_running(job)
+    assert await settle(job, AbortSignal.aborted_with("too late")) == "in time"
 
 
 async def test_bodies_beyond_max_workers_queue() -> None:
