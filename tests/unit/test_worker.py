@@ -326,6 +326,39 @@ async def test_bodies_beyond_max_workers_queue() -> None:
         pool.shutdown()
 
 
+async def test_no_more_than_max_workers_bodies_run_at_once() -> None:
+    pool = WorkerThreads(max_workers=3)
+    release = threading.Event()
+    lock = threading.Lock()
+    running: list[str] = []
+    names: set[str] = set()
+
+    def body(i: int) -> int:
+        with lock:
+            running.append(threading.current_thread().name)
+            names.add(threading.current_thread().name)
+        assert release.wait(BOUND_S)
+        return i
+
+    try:
+        jobs = [pool.run(body, i) for i in range(8)]
+        await until(lambda: len(running) == 3)
+        await asyncio.sleep(0.05)
+        assert len(running) == 3  # the other five wait for a thread
+        release.set()
+        assert [await settle(job, None) for job in jobs] == list(range(8))
+        assert len(running) == 8 and len(names) == 3
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+def test_max_workers_must_be_a_positive_int() -> None:
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(ValueError, match="max_workers"):
+            WorkerThreads(max_workers=bad)  # type: ignore[arg-type]
+
+
 async def test_sequential_calls_reuse_one_thread(threads: WorkerThreads) -> None:
     names = {
         await settle(threads.run(lambda: threading.current_thread().name), None)
