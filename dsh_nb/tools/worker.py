@@ -156,12 +156,14 @@ class WorkerThreads:
             if crew.idle:
                 crew.idle -= 1
             elif crew.threads < self._max_workers:
-                crew.threads += 1
+                # If the thread cannot start, the call fails here, before
+                # its body is queued where no thread would take it.
                 threading.Thread(
                     target=crew.serve,
                     name=f"dsh-tool_{next(self._names)}",
                     daemon=True,
                 ).start()
+                crew.threads += 1
             crew.jobs.put(body)
         return body
 

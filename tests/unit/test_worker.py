@@ -353,6 +353,26 @@ async def test_no_more_than_max_workers_bodies_run_at_once() -> None:
         pool.shutdown()
 
 
+async def test_a_thread_that_cannot_start_fails_the_call_not_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pool = WorkerThreads(max_workers=1)
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(threading.Thread, "start", refuse)
+            with pytest.raises(RuntimeError, match="can't start"):
+                pool.run(lambda: "lost")
+        # Nothing was queued and no thread counted: the next body gets one.
+        ran = settle(pool.run(lambda: "ran"), None)
+        assert await asyncio.wait_for(ran, BOUND_S) == "ran"
+    finally:
+        pool.shutdown()
+
+
 def test_max_workers_must_be_a_positive_int() -> None:
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="max_workers"):
