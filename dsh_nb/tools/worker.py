@@ -342,6 +342,12 @@ def _deliver(body: Body, ok: bool, value: Any) -> None:
     if not waiter.done():
         if ok:
             waiter.set_result(value)
+        elif isinstance(value, StopIteration):
+            # A future refuses StopIteration (the call would never settle);
+            # asyncio turns one out of a coroutine into RuntimeError too.
+            error = RuntimeError(f"the tool body raised StopIteration: {value}")
+            error.__cause__ = value
+            waiter.set_exception(error)
         else:
             waiter.set_exception(value)
     elif not ok and not (body.stop_asked and isinstance(value, KeyboardInterrupt)):

@@ -98,6 +98,17 @@ async def test_a_body_failure_is_raised_to_the_caller(threads: WorkerThreads) ->
         await settle(threads.run(body), None)
 
 
+async def test_a_body_raising_stop_iteration_still_settles(
+    threads: WorkerThreads,
+) -> None:
+    def body() -> None:
+        raise StopIteration("out of items")
+
+    ended = settle(threads.run(body), None)
+    with pytest.raises(RuntimeError, match="StopIteration: out of items"):
+        await asyncio.wait_for(ended, BOUND_S)
+
+
 async def test_an_abort_settles_at_once_and_drops_the_late_return(
     threads: WorkerThreads, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -455,6 +466,23 @@ async def test_the_registry_runs_sync_bodies_off_the_loop_thread() -> None:
                 ToolExecutionInput(call_id="c1", name="where", arguments={})
             )
             assert result.text == "worker"
+    finally:
+        assert registry.threads is not None
+        registry.threads.shutdown()
+
+
+async def test_a_sync_tool_raising_stop_iteration_is_an_error_result() -> None:
+    @tool
+    def exhausted() -> str:
+        """Raise what next() raises on an empty iterator."""
+        return next(iter([]))
+
+    registry = ToolRegistry(sync_tools="thread")
+    registry.register(exhausted)
+    try:
+        call = ToolExecutionInput(call_id="c1", name="exhausted", arguments={})
+        result = await asyncio.wait_for(registry.execute(call), BOUND_S)
+        assert result.is_error and "StopIteration" in result.text
     finally:
         assert registry.threads is not None
         registry.threads.shutdown()
