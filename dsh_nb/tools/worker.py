@@ -4,31 +4,26 @@ Like Starlette's ``run_in_threadpool``: the body runs in a thread with a
 copy of the caller's context variables (in a kernel, the cell's output
 routing, so its prints land in its own cell). While it runs, the loop
 serves approvals, other calls and servers. A call whose signal aborts (a
-timeout, a cancel) stops waiting at once; the thread cannot be stopped
-from outside, so it runs on and its late return is dropped. A cancelled
-call (an interrupt) asks the thread to stop and gives it a grace period.
-A body still queued (all threads busy) when its call gives up never
-starts.
+timeout) stops waiting at once; the body runs on and its late return is
+dropped. A cancelled call (an interrupt) asks the thread to stop, with a
+grace period. A body still queued when its call gives up never starts.
+The registry only asks :meth:`WorkerThreads.run` for a :class:`Body` and
+:func:`settle` for its value.
 
-Everything about threads is in this module: the registry only asks
-:meth:`WorkerThreads.run` for a :class:`Body` and :func:`settle` for its
-value.
-
-The pool is written here, not taken from ``loop.run_in_executor``: the
-hop to a thread and back is CPU that every call pays, and most of it is
-threads put to sleep and woken (futex calls, context switches), not
-Python. ``ThreadPoolExecutor`` adds lock traffic of its own per body (its
-work item's ``concurrent.futures.Future`` and its ``Condition``, the idle
-semaphore, the chaining of that future to the loop's), and ``settle``
-used to add ``asyncio.wait``, ``asyncio.shield`` and a
-``WeakKeyDictionary`` entry. Here a body is one ``SimpleQueue.put``, two
-locks that are rarely contended, and one ``call_soon_threadsafe`` that
-settles the only future the loop awaits. Measured by the ``hop`` rows
-of ``benchmarks/pipeline.py`` (a trivial body, process CPU per round
-trip, median of 10 runs on the shared 2-core VM, 2026-12-01): this pool
-58 µs (53-72); ``asyncio.to_thread`` 99, ``loop.run_in_executor`` 113,
-Starlette's ``run_in_threadpool`` 138, anyio's ``to_thread.run_sync``
-143; this module on ``run_in_executor`` before, 138 µs (117-222).
+The pool is written here, not taken from ``loop.run_in_executor``: most
+of a thread hop's CPU is threads put to sleep and woken (futex calls,
+context switches), and ``ThreadPoolExecutor`` adds lock traffic per body
+(its ``concurrent.futures.Future`` and its ``Condition``, the idle
+semaphore, the chaining to the loop's future), as did this module's
+``asyncio.wait``, ``asyncio.shield`` and ``WeakKeyDictionary``. Here a
+body is one ``SimpleQueue.put``, two rarely contended locks, and one
+``call_soon_threadsafe`` settling the only future the loop awaits.
+Measured by the ``hop`` rows of ``benchmarks/pipeline.py`` (a trivial
+body, process CPU per round trip, median of 10 runs on the shared 2-core
+VM, 2026-12-01): this pool 58 µs (53-72); ``asyncio.to_thread`` 99,
+``loop.run_in_executor`` 113, Starlette's ``run_in_threadpool`` 138,
+anyio's ``to_thread.run_sync`` 143; this module on ``run_in_executor``
+before, 138 µs (117-222).
 """
 
 from __future__ import annotations
