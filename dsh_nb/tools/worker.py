@@ -19,11 +19,11 @@ semaphore, the chaining to the loop's future), as did this module's
 body is one ``SimpleQueue.put``, two rarely contended locks, and one
 ``call_soon_threadsafe`` settling the only future the loop awaits.
 Measured by the ``hop`` rows of ``benchmarks/pipeline.py`` (a trivial
-body, process CPU per round trip, median of 10 runs on the shared 2-core
-VM, 2026-12-01): this pool 58 µs (53-72); ``asyncio.to_thread`` 99,
-``loop.run_in_executor`` 113, Starlette's ``run_in_threadpool`` 138,
-anyio's ``to_thread.run_sync`` 143; this module on ``run_in_executor``
-before, 138 µs (117-222).
+body, process CPU per round trip, median of 8 runs on the shared 2-core
+VM, 2026-12-01): this pool 62 µs (49-149); ``asyncio.to_thread`` 104,
+``loop.run_in_executor`` 105, Starlette's ``run_in_threadpool`` 136,
+anyio's ``to_thread.run_sync`` 153; this module on ``run_in_executor``
+before, 118 µs (112-219).
 """
 
 from __future__ import annotations
