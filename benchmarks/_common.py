@@ -285,6 +285,7 @@ def table(rows: list[tuple[str, str, float | None, str]]) -> str:
         if us is None:
             lines.append(f"| {peer} | {name} | – | – | {note} |")
             continue
-        ratio = us / ours_by_tool[name] if ours_by_tool.get(name) else float("nan")
-        lines.append(f"| {peer} | {name} | {us:.1f} | {ratio:.2f} | {note} |")
+        base = ours_by_tool.get(name)
+        ratio = f"{us / base:.2f}" if base else "–"
+        lines.append(f"| {peer} | {name} | {us:.1f} | {ratio} | {note} |")
     return "\n".join(lines)

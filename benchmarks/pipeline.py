@@ -11,7 +11,10 @@ notebook runs them; the notebook's own registry (``KernelState``, built
 without a shell) with the same listeners; the peers where installed; and
 how the per-call cost changes from 1 to 1,000 registered tools. The CPU
 clock counts every thread of the process, so the worker-thread rows
-include the worker's time, not the wait for it.
+include the worker's time, not the wait for it. The ``hop`` rows time the
+thread hop alone for the same body: dsh_nb's ``WorkerThreads`` next to
+``loop.run_in_executor``, ``asyncio.to_thread``, anyio and Starlette
+(``_threadhop.py``).
 
 Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
 rows include the pydantic validation and conversion ``@tool`` builds; their
@@ -42,6 +45,8 @@ from _common import (
     table,
     yardstick,
 )
+from _threadhop import OURS as HOP
+from _threadhop import thread_hop_cases
 from compare import openai_agents_cases
 
 from dsh_nb.tools import ToolRegistry, tool
@@ -90,7 +95,8 @@ def main() -> None:
         for n, a in TOOLS
     ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
-    missing: list[tuple[str, str, float | None, str]] = []
+    hop_cases, missing, dispose_hops = thread_hop_cases()
+    cases += hop_cases
     cases += validate_call_cases()
     agents_cases, agents_missing = openai_agents_cases()
     cases += agents_cases
@@ -125,6 +131,7 @@ def main() -> None:
         timed = interleaved(cases, rounds=rounds, clock=time.process_time)
     finally:
         dispose_notebook()
+        dispose_hops()
         if threaded.threads is not None:
             threaded.threads.shutdown()
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
@@ -155,6 +162,12 @@ def main() -> None:
             f"over kernel-style); the notebook's registry {whole:.1f} µs = "
             f"{whole / plain:.2f}x bare"
         )
+    hop = by_peer[HOP, "hop"]
+    peers = ", ".join(
+        f"{c.peer} {by_peer[c.peer, 'hop']:.1f} µs ({by_peer[c.peer, 'hop'] / hop:.2f}x)"
+        for c in hop_cases[1:]
+    )
+    print(f"the thread hop alone: {HOP} {hop:.1f} µs; {peers}")
     print()
     print("per-call cost of `add` by number of registered tools:")
     counts = (1, 10, 100, 1000)

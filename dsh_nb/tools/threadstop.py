@@ -17,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
-__all__ = ["ask_to_stop", "current_ident"]
+__all__ = ["ask_to_stop", "current_ident", "withdraw_stop"]
 
 
 def current_ident() -> int:
@@ -39,3 +39,12 @@ def ask_to_stop(ident: int, exc: type[BaseException] = KeyboardInterrupt) -> boo
         setter(ctypes.c_ulong(ident), None)
         return False
     return bool(count == 1)
+
+
+def withdraw_stop(ident: int) -> None:
+    """Drop a stop asked of thread ``ident`` that it has not raised yet.
+
+    A worker thread calls it on itself once its body ended: a stop that
+    raced the body's end must not fire later in the pool's own code.
+    """
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)

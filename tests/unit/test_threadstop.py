@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dsh_nb.tools.threadstop import ask_to_stop, current_ident
+from dsh_nb.tools.threadstop import ask_to_stop, current_ident, withdraw_stop
 
 
 def test_a_python_loop_in_a_thread_stops() -> None:
@@ -67,3 +67,29 @@ def test_an_ended_thread_is_not_found() -> None:
 def test_the_calling_thread_is_refused() -> None:
     with pytest.raises(RuntimeError, match="calling thread"):
         ask_to_stop(current_ident())
+
+
+def test_a_withdrawn_stop_is_never_raised() -> None:
+    started, release = threading.Event(), threading.Event()
+    ident: list[int] = []
+    seen: list[str] = []
+
+    def wait_in_c() -> None:
+        ident.append(current_ident())
+        started.set()
+        try:
+            release.wait(5)  # blocked in C: a stop waits for the return
+            for _ in range(1000):  # bytecode boundaries where it would fire
+                pass
+            seen.append("ran on")
+        except KeyboardInterrupt:
+            seen.append("stopped")
+
+    thread = threading.Thread(target=wait_in_c, daemon=True)
+    thread.start()
+    assert started.wait(5)
+    assert ask_to_stop(ident[0]) is True
+    withdraw_stop(ident[0])
+    release.set()
+    thread.join(5)
+    assert seen == ["ran on"]
