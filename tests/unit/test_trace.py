@@ -137,7 +137,12 @@ async def test_each_stage_lasts_from_its_start_to_its_end_on_the_clock(
         )
     )
     registry.on_pre_execute(lambda ex, next_: work(0.010) or next_())
-    registry.guard(lambda ex: None if work(0.030) else None)
+
+    def slow_guard(ex: Any) -> str | None:
+        work(0.030)
+        return None
+
+    registry.guard(slow_guard)
     registry.on_post_execute(lambda ex, result, next_: work(0.005) or next_())
     traces: list[Any] = []
     registry.on_trace(lambda ex, result, records: traces.append(records))
