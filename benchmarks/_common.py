@@ -171,8 +171,12 @@ def interleaved(
     rounds: int = 61,
     batch_ms: float = 5.0,
     clock: Callable[[], float] = time.perf_counter,
+    samples: list[list[float]] | None = None,
 ) -> list[float]:
     """Median µs per call of each case, timed round-robin.
+
+    ``samples``, when given, receives every case's per-round figures (one
+    list per case, rounds in order), for ratios taken round by round.
 
     Each round times one short batch of every case in turn, so a noisy
     neighbour on a shared machine slows every row alike and the ratios
@@ -207,13 +211,27 @@ def interleaved(
             while (took := await fastest(case, n)) < batch_ms / 4000 and n < 1 << 20:
                 n *= 2
             sizes.append(max(1, round(n * batch_ms / 1000 / max(took, 1e-9))))
-        samples: list[list[float]] = [[] for _ in cases]
+        timed: list[list[float]] = [[] for _ in cases]
         for _ in range(rounds):
-            for case, n, out in zip(cases, sizes, samples, strict=True):
+            for case, n, out in zip(cases, sizes, timed, strict=True):
                 out.append(await batch(case, n) / n * 1e6)
-        return [statistics.median(s) for s in samples]
+        if samples is not None:
+            samples[:] = timed
+        return [statistics.median(s) for s in timed]
 
     return asyncio.run(run())
+
+
+def paired_ratio(over: list[float], under: list[float]) -> tuple[float, float, float]:
+    """Median and quartiles of ``over[i] / under[i]``, round by round.
+
+    Two rows timed next to each other in each round see the same machine,
+    so their per-round ratio cancels the VM's speed drift (up to 2x within
+    a run), which a ratio of two medians taken over the run does not.
+    """
+    ratios = sorted(a / b for a, b in zip(over, under, strict=True))
+    q1, q2, q3 = statistics.quantiles(ratios, n=4)
+    return q2, q1, q3
 
 
 def ours(

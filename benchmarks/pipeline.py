@@ -42,6 +42,7 @@ from _common import (
     mcp_server,
     notebook_registry,
     ours,
+    paired_ratio,
     table,
     yardstick,
 )
@@ -128,7 +129,10 @@ def main() -> None:
     )
     cases.append(Case(YARDSTICK, "", yardstick, False))
     try:
-        timed = interleaved(cases, rounds=rounds, clock=time.process_time)
+        per_round: list[list[float]] = []
+        timed = interleaved(
+            cases, rounds=rounds, clock=time.process_time, samples=per_round
+        )
     finally:
         dispose_notebook()
         dispose_hops()
@@ -146,11 +150,16 @@ def main() -> None:
         f"add {by_peer[OURS, 'add'] / unit:.2f}, "
         f"profile {by_peer[OURS, 'profile'] / unit:.2f}"
     )
+    row = {(c.peer, c.tool): i for i, c in enumerate(cases)}
     for name, _ in TOOLS:
         traced, plain = by_peer[TRACED, name], by_peer[OURS, name]
+        ratio, low, high = paired_ratio(
+            per_round[row[TRACED, name]], per_round[row[OURS, name]]
+        )
         print(
             f"{name}: kernel-style (trace + journal) {traced:.1f} µs = "
-            f"{traced / plain:.2f}x bare {plain:.1f} µs (target <= 1.3x); "
+            f"{traced / plain:.2f}x bare {plain:.1f} µs; round by round "
+            f"{ratio:.2f}x (quartiles {low:.2f}-{high:.2f}; target <= 1.3x); "
             f"{traced / unit:.2f} yardsticks"
         )
     for name, _ in TOOLS:

@@ -86,14 +86,18 @@ def record_call(
 
     ``arguments`` is the call's deep-frozen arguments, or ABSENT when they
     were not lossless JSON. An object is laid out in the entry as its
-    items: for flat arguments the entry is then atoms and pairs of atoms,
-    which the collector stops tracking in one pass (see
+    keys, then its values in the same order: for flat arguments the entry
+    is then one tuple of atoms, which the collector stops tracking (see
     :func:`dsh_nb.tools.session.defer`); a dict, even a plain copy, would
-    keep its entry tracked for good. The items cost 2,400 instructions
-    against 3,200 for the keys then the values (valgrind, 2026-12-01).
+    keep its entry tracked for good. Iterating the object itself rather
+    than ``keys()`` saves 600 instructions a call; items (a pair tuple per
+    key) cost 300 less for two keys but 500 more for ten, and one tracked
+    object per key (valgrind, 2026-12-01).
     """
     if type(arguments) is FrozenDict:
-        session._append_deferred((_CALL_ITEMS, call_id, name, *arguments.items()))
+        session._append_deferred(
+            (_CALL_PAIRS, call_id, name, *arguments, *arguments.values())
+        )
     else:
         session._append_deferred((_CALL, call_id, name, arguments))
 
@@ -108,11 +112,10 @@ def _call_event(call_id: object, name: object, arguments: object) -> FrozenDict:
     return _event(CALL, data)
 
 
-def _items_call_event(
-    call_id: object, name: object, *items: tuple[str, Any]
-) -> FrozenDict:
-    # The values are the call's frozen originals: only the top level is new.
-    return _call_event(call_id, name, FrozenDict(items))
+def _pairs_call_event(call_id: object, name: object, *laid: Any) -> FrozenDict:
+    half = len(laid) // 2  # the keys, then the values in the same order
+    arguments = FrozenDict(zip(laid[:half], laid[half:], strict=True))
+    return _call_event(call_id, name, arguments)
 
 
 def result_json(result: ToolExecutionResult) -> FrozenDict:
@@ -229,11 +232,11 @@ def _result_event(
 
 
 _CALL: Final = "journal:call"
-_CALL_ITEMS: Final = "journal:call-items"
+_CALL_PAIRS: Final = "journal:call-pairs"
 _RESULT: Final = "journal:result"
 _TEXT_RESULT: Final = "journal:text-result"
 defer(_CALL, CALL, _call_event)
-defer(_CALL_ITEMS, CALL, _items_call_event)
+defer(_CALL_PAIRS, CALL, _pairs_call_event)
 defer(_RESULT, RESULT, _result_event)
 defer(_TEXT_RESULT, RESULT, _text_result_event)
 

@@ -229,8 +229,6 @@ def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
 
     journal.record_call(log, "c1", "add", snapshot_json({"a": 1, "b": 2}))
     journal.record_result(log, result, ToolOutcome(status="done", stage="execute"))
-    # One pass stops tracking the argument pairs, the next their entry.
-    gc.collect()
     gc.collect()
     assert not any(gc.is_tracked(entry) for entry in log._events)
     assert log.events[1]["data"]["result"]["content"] == [text_block("3")]
