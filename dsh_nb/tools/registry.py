@@ -162,23 +162,22 @@ class ToolRegistry:
 
     def get(self, name: str, scope: object | None = None) -> ToolDefinition | None:
         """The definition ``scope`` sees under ``name``, or None."""
-        if scope is not None:
-            # ``_items`` tested first: every agent's call asks, and an empty
-            # table is the common case (a method call saved per table).
-            if self._scoped._items:
-                layer = self._scoped.get(scope)
-                if layer is not None:
-                    found = layer.get(name)
-                    if found is not None:
-                        return found
-            definition = self._globals.get(name)
-            if definition is None or not self._restrictions._items:
-                return definition
-            for restriction in self._restrictions.get(scope) or ():
-                if not restriction.admits(name):
-                    return None
-            return definition
-        return self._globals.get(name)
+        # The tables' ``_items`` are tested first: every agent's call asks,
+        # and empty tables are the common case (a method call saved each).
+        if scope is None or not (self._scoped._items or self._restrictions._items):
+            return self._globals.get(name)
+        layer = self._scoped.get(scope)
+        if layer is not None:
+            found = layer.get(name)
+            if found is not None:
+                return found
+        definition = self._globals.get(name)
+        if definition is None:
+            return None
+        for restriction in self._restrictions.get(scope) or ():
+            if not restriction.admits(name):
+                return None
+        return definition
 
     def view(self, scope: object | None = None) -> dict[str, ToolDefinition]:
         """Every tool ``scope`` sees, in view order (contract §3.4)."""

@@ -191,4 +191,6 @@ class Recorder(Trace):
             (stage, default if fn is None else fn, decision, perf_counter())
         )
         self.fn = None
-        self.value = UNSETTLED
+        # ``value`` is left as it is: the next stage's values are of another
+        # kind (decisions, then a result, then a post decision), so a stale
+        # one is never the very value a level settles to.
