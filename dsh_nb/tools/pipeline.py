@@ -14,7 +14,9 @@ Stage order (contract §4.1)::
     8 final materialise + freeze
     9 freeze the execution, notify tools/result observers, return
 
-Each stage is written once. The driver records the call's
+Each stage is written once; what the stages share on the way (dispatch,
+the approval seam, the guards) is :class:`~dsh_nb.tools._callstate.CallState`.
+The driver records the call's
 :class:`~dsh_nb.tools.outcome.ToolOutcome` as the stages run, writes the
 agent's journal (:mod:`dsh_nb.tools.journal`) and, only while a trace
 observer is registered, reports each stage to a
@@ -27,9 +29,10 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools import journal, worker
+from dsh_nb.tools import journal
+from dsh_nb.tools._callstate import CallState
 from dsh_nb.tools._decisions import (
     ACCEPT,
     ALLOW,
@@ -40,23 +43,20 @@ from dsh_nb.tools._decisions import (
     check_result,
 )
 from dsh_nb.tools._observers import notify
-from dsh_nb.tools._waterfall import Ready, Vetting, describe, run_waterfall
-from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
+from dsh_nb.tools._waterfall import Ready, Vetting, run_waterfall
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
     _PHASE_RUNNING,
     _PHASE_WRAPPING,
     Allow,
-    Ask,
     Block,
-    Deny,
     PreToolDecision,
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
     text_result,
 )
-from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, compact_json, snapshot_json
+from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
 from dsh_nb.tools.outcome import ToolRun, outcome_of, settled_status
 from dsh_nb.tools.results import (
     ARGS_NOT_JSON,
@@ -64,10 +64,8 @@ from dsh_nb.tools.results import (
     denial,
     error_result,
     finalize,
-    freeze_if_json,
     materialize,
     not_json_result,
-    settle,
 )
 from dsh_nb.tools.trace import Recorder
 
@@ -76,206 +74,9 @@ if TYPE_CHECKING:
 
 __all__ = ["execute", "run"]
 
-T = TypeVar("T")
 _set = object.__setattr__
 
 _DONE: Final = outcome_of("done", "execute", None)
-_OUTCOME_DENIALS: Final = {
-    "rejected": 'the user rejected tool "{}"',
-    # Not the contract's text: under "never" nobody was asked, so the model
-    # and the card say the policy decided (the outcome stays "rejected").
-    "rejected-by-policy": 'approval policy "never" rejects tool "{}"',
-    "cancelled": 'approval for tool "{}" was cancelled',
-    "unavailable": 'tool "{}" requires approval, but no approval channel is available',
-}
-
-
-class _Call:
-    """Per-call state the stages share; avoids a dozen closures."""
-
-    __slots__ = (
-        "approval",
-        "body_running",
-        "execution",
-        "rec",
-        "registry",
-        "said",
-        "stage",
-        "trusted",
-    )
-
-    def __init__(self, registry: ToolRegistry, execution: ToolExecution) -> None:
-        self.registry = registry
-        self.execution = execution
-        self.rec: Recorder | None = None  # the trace, once stage 2 starts
-        self.stage = "arguments"
-        self.approval: str | None = None
-        self.body_running = False  # a worker thread still runs the body
-        # The result dispatch built already frozen; a wrapper that passes it
-        # on unchanged saves the pipeline from copying it again.
-        self.trusted: ToolExecutionResult | None = None
-        # The tool's own str return while ``trusted`` is the result built
-        # from it (one text block, nothing else): the journal then need not
-        # inspect the result (3,100 instructions of a journaled call,
-        # valgrind, 2026-12-01).
-        self.said: str | None = None
-
-    # --- stage 6's base
-
-    def dispatch(self) -> Awaitable[ToolExecutionResult]:
-        """Run the tool at once, as the reference's promise does.
-
-        A sync tool settles here and comes back as a ready awaitable, so the
-        common call needs no coroutine for dispatch at all.
-        """
-        ex = self.execution
-        call_id = ex.call_id
-        _set(ex, "_phase", _PHASE_RUNNING)
-        try:
-            registry = self.registry
-            tool = registry.get(ex.name, ex.agent)
-            if tool is None:
-                raise ToolNotFoundError(ex.name)
-            threads = registry.threads
-            if threads is not None and not worker.is_async(tool.execute):
-                body = threads.run(tool.execute, ex.arguments, ex)
-                return self.settle_async(worker.settle(body, ex.signal))
-            out = tool.execute(ex.arguments, ex)
-            if hasattr(out, "__await__"):
-                return self.settle_async(out)
-        except FATAL:
-            _set(ex, "_phase", _PHASE_WRAPPING)
-            raise
-        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
-            result = self.keep(freeze_if_json(error_result(call_id, exc)))
-        else:
-            result = self.keep(settle(call_id, out))
-            if type(out) is str:
-                self.said = out
-        _set(ex, "_phase", _PHASE_WRAPPING)
-        return Ready(result)
-
-    async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
-        ex = self.execution
-        call_id = ex.call_id
-        try:
-            out = await pending
-        except FATAL:
-            raise
-        except worker.Abandoned as exc:
-            self.body_running = True
-            return self.keep(freeze_if_json(error_result(call_id, exc)))
-        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
-            return self.keep(freeze_if_json(error_result(call_id, exc)))
-        else:
-            result = self.keep(settle(call_id, out))
-            if type(out) is str:
-                self.said = out
-            return result
-        finally:
-            _set(ex, "_phase", _PHASE_WRAPPING)
-
-    def keep(self, settled: tuple[ToolExecutionResult, bool]) -> ToolExecutionResult:
-        """Note a dispatched result that is already frozen (see ``trusted``)."""
-        result, frozen = settled
-        if frozen:
-            self.trusted = result
-        return result
-
-    def view(self, result: ToolExecutionResult) -> ToolExecutionResult:
-        """What post listeners see: the result frozen, or the error it becomes."""
-        if result is not self.trusted:
-            result = self.trusted = finalize(result, self.execution.call_id)
-            self.said = None
-        return result
-
-    # --- stages 3-4
-
-    async def resolve(self, decision: PreToolDecision) -> str | None:
-        """The denial reason a decision ends in, or None to run."""
-        if isinstance(decision, Deny):
-            return decision.reason
-        if isinstance(decision, Ask):
-            self.stage = "approval"
-            reason = await self.ask(decision)
-            rec = self.rec
-            if rec is not None:
-                rec.end("approval", "approval", reason or "allowed-once")
-            if reason is not None:
-                return reason
-        return self.run_guards()
-
-    def run_guards(self) -> str | None:
-        """The first guard to return a reason denies; nothing overrides it."""
-        ex = self.execution
-        guards = self.registry._guards_for(ex._agent)
-        if not guards:
-            return None
-        self.stage = "guard"
-        rec = self.rec
-        for guard in guards:
-            reason = guard(ex)
-            if reason is None:
-                continue
-            if hasattr(reason, "__await__"):
-                getattr(reason, "close", lambda: None)()
-                raise ListenerContractError(
-                    f"guard {describe(guard)} is async; guards must be synchronous"
-                )
-            if type(reason) is not str:
-                raise ListenerContractError(
-                    f"guard {describe(guard)} returned {reason!r}; "
-                    "return None to pass or a str reason to deny"
-                )
-            if rec is not None:
-                rec.end("guard", guard, "deny: " + reason)
-            return reason
-        return None
-
-    async def ask(self, decision: Ask) -> str | None:
-        from dsh_nb.tools.approval import (
-            OUTCOMES,
-            ApprovalRequest,
-            ApprovalService,
-            effective_policy,
-        )
-
-        ex = self.execution
-        service = self.registry.approval
-        if service is None:
-            if decision.reason is not None:
-                return decision.reason
-            return f'tool "{ex.name}" requires approval (not yet supported)'
-        if ex.agent is None:
-            return (
-                f'tool "{ex.name}" requires approval, '
-                "but the call has no agent to route it through"
-            )
-        request = ApprovalRequest(
-            agent=ex.agent,
-            tool_name=ex.name,
-            call_id=ex.call_id,
-            reason=decision.reason,
-            signal=ex.signal,
-        )
-        # The service applies "never" before consulting anyone, so the policy
-        # in force now is the one that rejects, if it is "never".
-        by_policy = isinstance(service, ApprovalService) and (
-            effective_policy(service, ex.agent.session) == "never"
-        )
-        outcome = await service.request(request)
-        if type(outcome) is str and outcome in OUTCOMES:
-            self.approval = outcome
-            if outcome == "allowed-once":
-                return None
-            if outcome == "rejected" and by_policy:
-                return _OUTCOME_DENIALS["rejected-by-policy"].format(ex.name)
-            return _OUTCOME_DENIALS[outcome].format(ex.name)
-        try:
-            shown = compact_json(outcome)
-        except (TypeError, ValueError):
-            shown = repr(outcome)
-        raise RuntimeError(f"unreachable variant in ApprovalOutcome: {shown}")
 
 
 def execute(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
@@ -325,7 +126,7 @@ async def _drive(
     )
     pre_fns, execute_fns, post_fns, observers, tracers = registry._plan_for(agent)
     rec: Recorder | None = None
-    state = _Call(registry, ex)
+    state = CallState(registry, ex)
     session = agent.session if agent is not None else None
     result: ToolExecutionResult
     status = "error"
@@ -450,7 +251,7 @@ async def _drive(
     return final
 
 
-def _cancel(state: _Call, session: Any, exc: BaseException) -> None:
+def _cancel(state: CallState, session: Any, exc: BaseException) -> None:
     """An interrupt or a cancel ended the call: no result, but a record."""
     ex = state.execution
     _set(ex, "_outcome", outcome_of("cancelled", state.stage, state.approval))

@@ -1,0 +1,233 @@
+"""One call's state as the stage driver's stages share it.
+
+:mod:`dsh_nb.tools.pipeline` drives the stages in order; this is what they
+read and write on the way: stage 6's base (dispatching the tool, inline
+or in a worker thread), stages 3-4 (the approval seam and the guards),
+and the facts the call's outcome is read from (the deciding stage, the
+approval answer, whether a body still runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Final
+
+from dsh_nb.tools import worker
+from dsh_nb.tools._waterfall import Ready, describe
+from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
+from dsh_nb.tools.execution import (
+    _PHASE_RUNNING,
+    _PHASE_WRAPPING,
+    Ask,
+    Deny,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionResult,
+)
+from dsh_nb.tools.jsonvalue import compact_json
+from dsh_nb.tools.results import FATAL, error_result, finalize, freeze_if_json, settle
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.trace import Recorder
+
+__all__ = ["CallState"]
+
+_set = object.__setattr__
+
+_OUTCOME_DENIALS: Final = {
+    "rejected": 'the user rejected tool "{}"',
+    # Not the contract's text: under "never" nobody was asked, so the model
+    # and the card say the policy decided (the outcome stays "rejected").
+    "rejected-by-policy": 'approval policy "never" rejects tool "{}"',
+    "cancelled": 'approval for tool "{}" was cancelled',
+    "unavailable": 'tool "{}" requires approval, but no approval channel is available',
+}
+
+
+class CallState:
+    """Per-call state the stages share; avoids a dozen closures."""
+
+    __slots__ = (
+        "approval",
+        "body_running",
+        "execution",
+        "rec",
+        "registry",
+        "said",
+        "stage",
+        "trusted",
+    )
+
+    def __init__(self, registry: ToolRegistry, execution: ToolExecution) -> None:
+        self.registry = registry
+        self.execution = execution
+        self.rec: Recorder | None = None  # the trace, once stage 2 starts
+        self.stage = "arguments"
+        self.approval: str | None = None
+        self.body_running = False  # a worker thread still runs the body
+        # The result dispatch built already frozen; a wrapper that passes it
+        # on unchanged saves the pipeline from copying it again.
+        self.trusted: ToolExecutionResult | None = None
+        # The tool's own str return while ``trusted`` is the result built
+        # from it (one text block, nothing else): the journal then need not
+        # inspect the result (3,100 instructions of a journaled call,
+        # valgrind, 2026-12-01).
+        self.said: str | None = None
+
+    # --- stage 6's base
+
+    def dispatch(self) -> Awaitable[ToolExecutionResult]:
+        """Run the tool at once, as the reference's promise does.
+
+        A sync tool settles here and comes back as a ready awaitable, so the
+        common call needs no coroutine for dispatch at all.
+        """
+        ex = self.execution
+        call_id = ex.call_id
+        _set(ex, "_phase", _PHASE_RUNNING)
+        try:
+            registry = self.registry
+            tool = registry.get(ex.name, ex.agent)
+            if tool is None:
+                raise ToolNotFoundError(ex.name)
+            threads = registry.threads
+            if threads is not None and not worker.is_async(tool.execute):
+                body = threads.run(tool.execute, ex.arguments, ex)
+                return self.settle_async(worker.settle(body, ex.signal))
+            out = tool.execute(ex.arguments, ex)
+            if hasattr(out, "__await__"):
+                return self.settle_async(out)
+        except FATAL:
+            _set(ex, "_phase", _PHASE_WRAPPING)
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            result = self.keep(freeze_if_json(error_result(call_id, exc)))
+        else:
+            result = self.keep(settle(call_id, out))
+            if type(out) is str:
+                self.said = out
+        _set(ex, "_phase", _PHASE_WRAPPING)
+        return Ready(result)
+
+    async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
+        ex = self.execution
+        call_id = ex.call_id
+        try:
+            out = await pending
+        except FATAL:
+            raise
+        except worker.Abandoned as exc:
+            self.body_running = True
+            return self.keep(freeze_if_json(error_result(call_id, exc)))
+        except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            return self.keep(freeze_if_json(error_result(call_id, exc)))
+        else:
+            result = self.keep(settle(call_id, out))
+            if type(out) is str:
+                self.said = out
+            return result
+        finally:
+            _set(ex, "_phase", _PHASE_WRAPPING)
+
+    def keep(self, settled: tuple[ToolExecutionResult, bool]) -> ToolExecutionResult:
+        """Note a dispatched result that is already frozen (see ``trusted``)."""
+        result, frozen = settled
+        if frozen:
+            self.trusted = result
+        return result
+
+    def view(self, result: ToolExecutionResult) -> ToolExecutionResult:
+        """What post listeners see: the result frozen, or the error it becomes."""
+        if result is not self.trusted:
+            result = self.trusted = finalize(result, self.execution.call_id)
+            self.said = None
+        return result
+
+    # --- stages 3-4
+
+    async def resolve(self, decision: PreToolDecision) -> str | None:
+        """The denial reason a decision ends in, or None to run."""
+        if isinstance(decision, Deny):
+            return decision.reason
+        if isinstance(decision, Ask):
+            self.stage = "approval"
+            reason = await self.ask(decision)
+            rec = self.rec
+            if rec is not None:
+                rec.end("approval", "approval", reason or "allowed-once")
+            if reason is not None:
+                return reason
+        return self.run_guards()
+
+    def run_guards(self) -> str | None:
+        """The first guard to return a reason denies; nothing overrides it."""
+        ex = self.execution
+        guards = self.registry._guards_for(ex._agent)
+        if not guards:
+            return None
+        self.stage = "guard"
+        rec = self.rec
+        for guard in guards:
+            reason = guard(ex)
+            if reason is None:
+                continue
+            if hasattr(reason, "__await__"):
+                getattr(reason, "close", lambda: None)()
+                raise ListenerContractError(
+                    f"guard {describe(guard)} is async; guards must be synchronous"
+                )
+            if type(reason) is not str:
+                raise ListenerContractError(
+                    f"guard {describe(guard)} returned {reason!r}; "
+                    "return None to pass or a str reason to deny"
+                )
+            if rec is not None:
+                rec.end("guard", guard, "deny: " + reason)
+            return reason
+        return None
+
+    async def ask(self, decision: Ask) -> str | None:
+        from dsh_nb.tools.approval import (
+            OUTCOMES,
+            ApprovalRequest,
+            ApprovalService,
+            effective_policy,
+        )
+
+        ex = self.execution
+        service = self.registry.approval
+        if service is None:
+            if decision.reason is not None:
+                return decision.reason
+            return f'tool "{ex.name}" requires approval (not yet supported)'
+        if ex.agent is None:
+            return (
+                f'tool "{ex.name}" requires approval, '
+                "but the call has no agent to route it through"
+            )
+        request = ApprovalRequest(
+            agent=ex.agent,
+            tool_name=ex.name,
+            call_id=ex.call_id,
+            reason=decision.reason,
+            signal=ex.signal,
+        )
+        # The service applies "never" before consulting anyone, so the policy
+        # in force now is the one that rejects, if it is "never".
+        by_policy = isinstance(service, ApprovalService) and (
+            effective_policy(service, ex.agent.session) == "never"
+        )
+        outcome = await service.request(request)
+        if type(outcome) is str and outcome in OUTCOMES:
+            self.approval = outcome
+            if outcome == "allowed-once":
+                return None
+            if outcome == "rejected" and by_policy:
+                return _OUTCOME_DENIALS["rejected-by-policy"].format(ex.name)
+            return _OUTCOME_DENIALS[outcome].format(ex.name)
+        try:
+            shown = compact_json(outcome)
+        except (TypeError, ValueError):
+            shown = repr(outcome)
+        raise RuntimeError(f"unreachable variant in ApprovalOutcome: {shown}")
