@@ -104,9 +104,7 @@ class CallState:
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
             result = self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
-            result = self.keep(settle(call_id, out))
-            if type(out) is str:
-                self.said = out
+            result = self.keep(settle(call_id, out), out)
         _set(ex, "_phase", _PHASE_WRAPPING)
         return Ready(result)
 
@@ -123,18 +121,23 @@ class CallState:
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
             return self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
-            result = self.keep(settle(call_id, out))
-            if type(out) is str:
-                self.said = out
-            return result
+            return self.keep(settle(call_id, out), out)
         finally:
             _set(ex, "_phase", _PHASE_WRAPPING)
 
-    def keep(self, settled: tuple[ToolExecutionResult, bool]) -> ToolExecutionResult:
-        """Note a dispatched result that is already frozen (see ``trusted``)."""
+    def keep(
+        self, settled: tuple[ToolExecutionResult, bool], out: object = None
+    ) -> ToolExecutionResult:
+        """Note a dispatched result that is already frozen (see ``trusted``).
+
+        ``out`` is what the tool returned, when ``settled`` was built from
+        it: a plain ``str`` is kept as ``said``.
+        """
         result, frozen = settled
         if frozen:
             self.trusted = result
+            if type(out) is str:
+                self.said = out
         return result
 
     def view(self, result: ToolExecutionResult) -> ToolExecutionResult:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools._waterfall import ListenerList, run_waterfall
+from dsh_nb.tools._waterfall import ListenerList, passthrough, run_waterfall
 from dsh_nb.tools.errors import ApprovalError
 
 if TYPE_CHECKING:
@@ -76,10 +76,6 @@ async def _unavailable() -> Any:
     return "unavailable"
 
 
-def _passthrough(value: object, fn: Callable[..., Any]) -> object:
-    return value
-
-
 class ApprovalService:
     """Routes ``Ask`` decisions to registered answerers; fails closed."""
 
@@ -137,7 +133,7 @@ class ApprovalService:
         answerers = self._answerers.for_scope(request.agent)
 
         def answer() -> Awaitable[object]:
-            return run_waterfall(answerers, (request,), _unavailable, _passthrough)
+            return run_waterfall(answerers, (request,), _unavailable, passthrough)
 
         outcome = await _race(_contained(answer), signal)
         # Exact str only: a subclass could hash or compare in hostile ways

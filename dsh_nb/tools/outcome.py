@@ -24,6 +24,7 @@ __all__ = [
     "Stage",
     "Status",
     "ToolOutcome",
+    "DONE",
     "ToolRun",
     "outcome_of",
     "settled_status",
@@ -126,3 +127,7 @@ def settled_status(result: ToolExecutionResult) -> Status:
     if error is not None and error.code == "TOOL_TIMEOUT":
         return "timeout"
     return "error"
+
+
+DONE: Final = outcome_of("done", "execute", None)
+"""The common outcome: done by the tool, no approval asked (shared)."""

@@ -29,7 +29,7 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools import journal
 from dsh_nb.tools._callstate import CallState
@@ -57,7 +57,7 @@ from dsh_nb.tools.execution import (
     text_result,
 )
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
-from dsh_nb.tools.outcome import ToolRun, outcome_of, settled_status
+from dsh_nb.tools.outcome import DONE, ToolRun, outcome_of, settled_status
 from dsh_nb.tools.results import (
     ARGS_NOT_JSON,
     FATAL,
@@ -75,8 +75,6 @@ if TYPE_CHECKING:
 __all__ = ["execute", "run"]
 
 _set = object.__setattr__
-
-_DONE: Final = outcome_of("done", "execute", None)
 
 
 def execute(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
@@ -234,7 +232,7 @@ async def _drive(
             final = not_json_result(call_id)
             status, state.stage = "error", "result"
     if status == "done" and state.approval is None and state.stage == "execute":
-        outcome = _DONE  # the common case, without building a key
+        outcome = DONE  # the common case, without building a key
     else:
         outcome = outcome_of(status, state.stage, state.approval, state.body_running)
     _set(ex, "_outcome", outcome)

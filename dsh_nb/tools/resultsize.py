@@ -33,6 +33,8 @@ DEFAULT_MAX_RESULT_BYTES: Final = 4_000_000
 
 
 _ATOMS: Final = frozenset({int, float, bool, type(None)})
+_UTF8_MAX: Final = 4  # bytes one character takes at most in UTF-8
+_TEXT_BLOCK_KEYS: Final = 12  # keys "type", "text" and kind "text", as _size counts
 
 
 def _utf8_len(text: str) -> int:
@@ -88,7 +90,7 @@ def surely_fits(content: Sequence[Any], max_bytes: int) -> bool:
             text = block["text"]
             if type(text) is not str or block["type"] != "text":
                 return False
-            left -= 4 * len(text) + 12
+            left -= _UTF8_MAX * len(text) + _TEXT_BLOCK_KEYS
             if left < 0:
                 return False
     except KeyError:
@@ -106,21 +108,19 @@ def lone_text(result: ToolExecutionResult, max_bytes: int) -> str | None:
     """
     content = result.content
     if (
-        len(content) == 1
-        and result.error is None
-        and result.additional_context is None
-        and result.meta is ABSENT
+        len(content) != 1
+        or result.error is not None
+        or result.additional_context is not None
+        or result.meta is not ABSENT
     ):
-        block = content[0]
-        if type(block) is FrozenDict and len(block) == 2:
-            text = block.get("text")
-            if (
-                type(text) is str
-                and block.get("type") == "text"
-                and 4 * len(text) + 12 <= max_bytes
-            ):
-                return text
-    return None
+        return None
+    block = content[0]
+    if type(block) is not FrozenDict or len(block) != 2:
+        return None
+    text = block.get("text")
+    if type(text) is not str or block.get("type") != "text":
+        return None
+    return text if _UTF8_MAX * len(text) + _TEXT_BLOCK_KEYS <= max_bytes else None
 
 
 def content_size(content: Sequence[Any]) -> int:
