@@ -40,7 +40,7 @@ class CasePair:
         return self.b - self.a
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Comparison:
     """A paired comparison of variant ``a`` with variant ``b``."""
 
@@ -97,6 +97,12 @@ class Comparison:
         return (
             f"{self.better!r} is better than {other!r} on {self.metric} ({split}; "
             f"McNemar exact p = {self.p_value:.3g} < {self.alpha})"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<Comparison {self.a!r} vs {self.b!r} on {self.metric}, {self.n} cases: "
+            f"better={self.better!r}, p={self.p_value:.3g}>"
         )
 
     def __str__(self) -> str:

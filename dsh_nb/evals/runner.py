@@ -377,7 +377,7 @@ class _Run:
         if trial_client.problem is not None:
             raise ReplayError(trial_client.problem)
         if self.recording is not None:
-            latency += trial_client.model_time  # as recorded, not as replayed
+            latency = trial_client.model_time  # as recorded: the same every replay
         error = reply.error if reply.stop == "error" else None
         return measure(
             case.expect,

@@ -69,6 +69,16 @@ async def test_replay_regrades_with_no_network(
     assert sum(t.latency for t in replayed.trials) >= 0.5 * sum(
         t.latency for t in live.trials
     )
+    again = await run_eval(
+        rsp.cases(),
+        model="replay-model",
+        provider=provider,
+        registry=rsp.registry(),
+        trials=10,
+        replay=str(path),
+        progress=False,
+    )
+    assert again.to_json() == replayed.to_json()  # byte for byte, every time
 
 
 async def test_a_changed_tool_cannot_be_replayed(
