@@ -29,7 +29,7 @@ from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
 from dsh_nb.evals.progress import EvalProgress, TextProgress
 from dsh_nb.evals.recording import Recorder, Recording, ReplayError, TrialClient
 from dsh_nb.evals.report import CaseInfo, EvalReport
-from dsh_nb.evals.trial import STEP, TrialResult, measure
+from dsh_nb.evals.trial import TrialResult, measure
 from dsh_nb.models.chat import PROVIDERS, Chat
 from dsh_nb.models.view import ChatView
 from dsh_nb.tools.registry import ToolRegistry
@@ -48,13 +48,14 @@ class _Job:
 
 
 class _StepMarks(ChatView):
-    """Writes ``eval/step`` on the trial's log as each request goes out."""
+    """Notes the trial log's length as each request goes out."""
 
     def __init__(self, session: SessionLog) -> None:
         self.session = session
+        self.marks: list[int] = []
 
     def begin_step(self, step: int) -> None:
-        self.session.append(STEP, {"step": step})
+        self.marks.append(len(self.session))
 
 
 def _case_ids(cases: Sequence[Case]) -> list[str]:
@@ -356,6 +357,7 @@ class _Run:
             recording=self.recording,
             provider=self.provider,
         )
+        marks = _StepMarks(agent.session)
         chat = Chat(
             self.model,
             client=trial_client,
@@ -365,7 +367,7 @@ class _Run:
             agent=agent,
             max_steps=self.max_steps,
             stream=False,
-            view=_StepMarks(agent.session),
+            view=marks,
         )
         chat.messages.extend(_prior(job.case_id, prior, self.provider))
         started = time.perf_counter()
@@ -382,6 +384,7 @@ class _Run:
         return measure(
             case.expect,
             agent.session.events,
+            marks.marks,
             case_id=job.case_id,
             trial=job.trial,
             variant=job.variant,

@@ -3,9 +3,10 @@
 A trial is one fresh conversation. What the model called, with which
 arguments, and what the pipeline answered is on the trial agent's
 session log: the core's ``tool/call`` / ``tool/result`` pairs (the result
-carries the error ``code``), and the ``eval/step`` marks the harness writes
-as each request goes out. :func:`measure` turns that log into a
-:class:`TrialResult`:
+carries the error ``code``). Which request each call answered comes from
+the step marks: the log's length as each request went out, noted by the
+harness's chat view (the log is append-only, so positions never move).
+:func:`measure` turns that log into a :class:`TrialResult`:
 
 - ``selected``: the first step called the expected tools (see
   :func:`dsh_nb.evals.expect.grade`);
@@ -31,10 +32,8 @@ from dsh_nb.tools.jsonvalue import to_plain
 if TYPE_CHECKING:
     from dsh_nb.evals.expect import Expectation
 
-__all__ = ["STEP", "CallRecord", "TrialResult", "measure"]
+__all__ = ["CallRecord", "TrialResult", "calls_of", "measure"]
 
-#: The event the harness writes on a trial's log as each request goes out.
-STEP: Final = "eval/step"
 INVALID: Final = "INVALID_ARGS"
 
 
@@ -166,18 +165,23 @@ class TrialResult:
         )
 
 
-def calls_of(events: Sequence[Mapping[str, Any]]) -> list[CallRecord]:
-    """Every call on a trial's log, each with its step and its answer."""
+def calls_of(
+    events: Sequence[Mapping[str, Any]], marks: Sequence[int] = ()
+) -> list[CallRecord]:
+    """Every call on a trial's log, each with its step and its answer.
+
+    ``marks[k]`` is the log's length when request ``k + 1`` went out.
+    """
     records: list[dict[str, Any]] = []
     # Ids repeat across steps on some servers ("call_0"): a result belongs
     # to the latest call of that id still waiting for one.
     waiting: dict[object, dict[str, Any]] = {}
     step = 0
-    for event in events:
-        kind, data = event["type"], event["data"]
-        if kind == STEP:
+    for index, event in enumerate(events):
+        while step < len(marks) and marks[step] <= index:
             step += 1
-        elif kind == journal.CALL:
+        kind, data = event["type"], event["data"]
+        if kind == journal.CALL:
             record = {
                 "step": max(step, 1),
                 "name": str(data.get("name") or ""),
@@ -215,6 +219,7 @@ def _actual(calls: Sequence[CallRecord]) -> list[Any]:
 def measure(
     expect: Expectation,
     events: Sequence[Mapping[str, Any]],
+    marks: Sequence[int] = (),
     *,
     case_id: str,
     trial: int,
@@ -229,7 +234,7 @@ def measure(
     """Grade one trial from its log (see the module doc for each metric)."""
     from dsh_nb.evals.expect import grade
 
-    calls = calls_of(events)
+    calls = calls_of(events, marks)
     first = [c for c in calls if c.step == 1]
     valid = not any(c.refused for c in first)
     graded = grade(expect, _actual(first))
