@@ -181,10 +181,15 @@ async def main(trials: int, report_trials: int, rounds: int) -> None:
                 rows[name].append((wall, cpu))
         print_rows(rows, trials)
         await report_size(client, report_trials)
+        await client.close()
     finally:
         if model.stdin is not None:
             model.stdin.close()
-        model.wait(timeout=10)
+        try:
+            model.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            model.kill()
+            model.wait()
 
 
 def print_rows(rows: dict[str, list[tuple[float, float]]], trials: int) -> None:
@@ -250,7 +255,10 @@ async def report_size(client: Any, n: int) -> None:
     html_bytes = len(html.encode())
     failures = len(report.failures())
     print()
-    print(f"## A report of {n:,} trials ({failures:,} failures)")
+    print(
+        f"## A report of {n:,} trials ({failures:,} failures, "
+        f"{report.errors:,} of them request errors)"
+    )
     print(f"- run: {took:.1f} s at concurrency 50")
     print(
         f"- saved JSON: {size / 1e6:.1f} MB (target < 50 MB: "
