@@ -1,8 +1,10 @@
 """How an evaluation runs its calls: through the registry, bodies optional.
 
-Each trial runs as its own :class:`~dsh_nb.tools.session.Agent` on the
-registry the run uses, so every policy, guard, listener and timeout of
-that registry applies. :class:`TrialCalls` adds two things, for the
+An evaluation is a door like the others: each trial's ``Chat`` runs its
+calls through one :class:`~dsh_nb.tools.runner.CallRunner` on the registry
+the run uses, as its own :class:`~dsh_nb.tools.session.Agent`, so every
+policy, guard, listener and timeout of that registry applies, and only the
+tools a request offered may run. :class:`TrialCalls` adds two things, for the
 run's trial agents only (any other caller of the registry is passed on
 untouched):
 
@@ -26,6 +28,7 @@ from dsh_nb.tools.argcheck import ArgumentCheck, argument_check
 from dsh_nb.tools.errors import ToolArgsError
 from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult, text_result
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.runner import CallRunner
 from dsh_nb.tools.session import Agent
 
 __all__ = ["EXECUTE_MODES", "STUB", "TrialCalls"]
@@ -42,6 +45,8 @@ class TrialCalls:
         if execute not in EXECUTE_MODES:
             raise ValueError(f'execute must be "dry" or "real", not {execute!r}')
         self.registry = registry
+        #: The runner every trial's calls go through (no view: no cards).
+        self.runner = CallRunner(registry)
         self.execute = execute
         self._agents: weakref.WeakSet[Agent] = weakref.WeakSet()
         self._checks: dict[int, tuple[object, ArgumentCheck]] = {}

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.cards.escape import esc
-from dsh_nb.evals.report import METRICS, CaseInfo
 from dsh_nb.evals.stats import Rate
+from dsh_nb.evals.summary import METRICS, CaseInfo
 from dsh_nb.evals.trial import CallRecord, TrialResult
 
 if TYPE_CHECKING:

@@ -363,7 +363,7 @@ class _Run:
             client=trial_client,
             provider=self.provider,
             system=system,
-            registry=layer.registry,
+            runner=layer.runner,
             agent=agent,
             max_steps=self.max_steps,
             stream=False,

@@ -28,7 +28,7 @@ from IPython.core.inputtransformer2 import (
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from dsh_nb.evals.progress import EvalProgress, TextProgress
-from dsh_nb.notebook.magics import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from responder import Responder
@@ -20,17 +19,3 @@ def responder() -> Responder:
 def server(responder: Responder) -> Iterator[ReplayServer]:
     with ReplayServer(responder) as srv:
         yield srv
-
-
-def sdk_client(provider: str, server: ReplayServer) -> Any:
-    if provider == "anthropic":
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
-            base_url=server.url, api_key=server.token, max_retries=0
-        )
-    import openai
-
-    return openai.AsyncOpenAI(
-        base_url=server.openai_url, api_key=server.token, max_retries=0
-    )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 import responder as rsp
-from conftest import sdk_client
+from evalkit import sdk_client
 
 from dsh_nb.evals import EvalReport, run_eval
 from dsh_nb.models.replay_server import ReplayServer

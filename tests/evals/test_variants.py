@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import sdk_client
+from evalkit import sdk_client
 
 from dsh_nb.evals import Case, EvalReport, call, run_eval
 from dsh_nb.models.replay_server import RecordedRequest, ReplayServer
