@@ -13,11 +13,11 @@ is not the same as "equal".
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dsh_nb.cards.escape import esc
 from dsh_nb.evals.stats import Rate, mcnemar_exact, wilson
 from dsh_nb.evals.trial import TrialResult
 
@@ -112,7 +112,6 @@ class Comparison:
         )
 
     def _repr_html_(self) -> str:
-        esc = html.escape
         rows = "".join(
             f"<tr><td style='padding:2px 8px'>{esc(name)}</td>"
             f"<td style='padding:2px 8px'>{esc(str(rate))}</td></tr>"

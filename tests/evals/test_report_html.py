@@ -140,3 +140,23 @@ def test_failures_are_capped() -> None:
     html = many._repr_html_()
     assert html.count("dsh-EvalFailure") == MAX_FAILURES
     assert "… and 10 more" in html
+
+
+@pytest.mark.parametrize(("name", "payload"), PAYLOADS[:12])
+def test_a_comparison_escapes_its_names(name: str, payload: str) -> None:
+    from dsh_nb.evals.compare import compare_trials
+
+    trial = hostile_report(payload).trials[0]
+    comparison = compare_trials(payload, [trial], payload + "2", [trial])
+    parser = Checked()
+    parser.feed(comparison._repr_html_())
+    parser.close()
+    assert parser.problems == [], name
+
+
+def test_to_pandas_has_one_row_per_trial() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = hostile_report("x").to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame["case_id"]) == ["x"] and not frame["passed"].any()
+    assert {"selected", "recovered", "latency", "input_tokens"} <= set(frame.columns)
