@@ -66,11 +66,12 @@ class TrialCalls:
         return agent
 
     def release(self, agent: Agent) -> None:
-        """The trial is over: forget its agent and anything scoped to it."""
+        """The trial is over: its agent's calls are no longer the run's.
+
+        Nothing is registered on a trial agent's behalf (the hooks are the
+        run's, filtered by agent), so there is no scope to dispose.
+        """
         self._agents.discard(agent)
-        self.registry.dispose_scope(agent)
-        if self.registry.approval is not None:
-            self.registry.approval.drop_scope(agent)
 
     def close(self) -> None:
         """Remove the run's hooks (idempotent)."""
