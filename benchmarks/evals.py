@@ -19,6 +19,11 @@ The ideal wall time is N x 20 ms / 20. ``added`` is a row's wall time minus
 the bare SDK's (target for run_eval: at most +0.5 s for N = 1,000). The
 harness's own CPU per trial is run_eval's CPU minus Chat alone's, over N.
 
+The same two CPU figures are then taken again with no HTTP at all: a
+client object whose ``create`` returns one prebuilt SDK ``ChatCompletion``,
+so the SDK's transport and the server's load drop out and what is left is
+``Chat`` and the harness (rounds alternate; the medians are printed).
+
 Then a report of ``M`` trials (default 10,000; a tenth fail, so failures
 have conversations) is saved and rendered: its JSON file under 50 MB and
 its HTML under 2 MB are the targets.
@@ -46,7 +51,13 @@ CONCURRENCY = 20
 
 def serve() -> None:
     """The model process: answer every request with one ``add`` call."""
+    from http.server import ThreadingHTTPServer
+
     from dsh_nb.models.replay_server import ReplayServer
+
+    # socketserver's listen backlog is 5: a burst of 50 new connections
+    # (the report run) would be refused, as a real API behind a proxy is not.
+    ThreadingHTTPServer.request_queue_size = 256
     from dsh_nb.models.scripted import ToolCallSpec, Turn
 
     def answer(request: Any) -> Turn:
@@ -135,6 +146,42 @@ async def evals(client: Any, n: int) -> Any:
     )
 
 
+class _Prebuilt:
+    """A client whose every answer is one prebuilt SDK response (no HTTP)."""
+
+    def __init__(self) -> None:
+        from openai.types.chat import ChatCompletion
+
+        from dsh_nb.models.scripted import ToolCallSpec, Turn, openai_json
+
+        turn = Turn(tool_calls=(ToolCallSpec(name="add", arguments='{"a":1,"b":2}'),))
+        self.response = ChatCompletion.model_validate(openai_json(turn, "m", 1))
+        self.chat = self
+        self.completions = self
+
+    async def create(self, **kwargs: Any) -> Any:
+        return self.response
+
+
+async def in_process(trials: int, rounds: int) -> None:
+    client = _Prebuilt()
+    _CASES.setdefault(trials, cases(trials))
+    await chats(client, 100)
+    await evals(client, 100)
+    chat_cpu: list[float] = []
+    eval_cpu: list[float] = []
+    for _ in range(rounds):
+        chat_cpu.append((await timed(chats(client, trials)))[1])
+        eval_cpu.append((await timed(evals(client, trials)))[1])
+    chat_ms = 1000 * sorted(chat_cpu)[len(chat_cpu) // 2] / trials
+    eval_ms = 1000 * sorted(eval_cpu)[len(eval_cpu) // 2] / trials
+    print()
+    print(f"## No HTTP: {trials:,} trials against a prebuilt response")
+    print(f"- Chat alone: {chat_ms:.3f} ms CPU per trial")
+    print(f"- run_eval: {eval_ms:.3f} ms CPU per trial")
+    print(f"- harness's own CPU per trial: {eval_ms - chat_ms:.3f} ms")
+
+
 async def timed(coro: Any) -> tuple[float, float, Any]:
     wall, cpu = time.perf_counter(), time.process_time()
     value = await coro
@@ -180,6 +227,7 @@ async def main(trials: int, report_trials: int, rounds: int) -> None:
                     assert value.summary()["passed"].successes == trials
                 rows[name].append((wall, cpu))
         print_rows(rows, trials)
+        await in_process(trials, max(rounds, 3))
         await report_size(client, report_trials)
         await client.close()
     finally:
@@ -254,11 +302,14 @@ async def report_size(client: Any, n: int) -> None:
     html_s = time.perf_counter() - started
     html_bytes = len(html.encode())
     failures = len(report.failures())
+    kinds = sorted({str(t.error)[:120] for t in report.trials if not t.answered})
     print()
     print(
         f"## A report of {n:,} trials ({failures:,} failures, "
         f"{report.errors:,} of them request errors)"
     )
+    for kind in kinds:
+        print(f"- request error: {kind}")
     print(f"- run: {took:.1f} s at concurrency 50")
     print(
         f"- saved JSON: {size / 1e6:.1f} MB (target < 50 MB: "

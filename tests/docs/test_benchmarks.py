@@ -110,6 +110,7 @@ def test_evals_benchmark_prints_every_row() -> None:
         ), out
     assert re.search(r"^run_eval added wall time: [+-]\d+\.\d\d s", out, re.M), out
     assert re.search(r"^harness's own CPU per trial .*: -?\d+\.\d{3} ms$", out, re.M)
+    assert re.search(r"^- harness's own CPU per trial: -?\d+\.\d{3} ms$", out, re.M)
     assert re.search(r"^## A report of 60 trials \(6 failures, 0 of them", out, re.M)
     assert re.search(r"^- saved JSON: \d+\.\d MB \(target < 50 MB: met\)", out, re.M)
     assert re.search(r"^- HTML: \d+\.\d\d MB \(target < 2 MB: met\)", out, re.M)
