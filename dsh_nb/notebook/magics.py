@@ -120,13 +120,14 @@ class ToolMagics(Magics):
         )
         self._register(definition)
         name = definition.name
+        transform: Callable[[str], str] = shell.transform_cell
         self.state.tool_cells[name] = ToolCell(
             found=found,
             definition=definition,
             description=description,
             timeout_ms=timeout_ms,
             coerce=args.coerce,
-            source=shell.transform_cell(cell),
+            source=transform(cell),
             number=shell.execution_count,
         )
         entry = self.state.policies.get(name)
@@ -372,9 +373,15 @@ class ToolMagics(Magics):
 
     @magic_arguments()
     @argument("--save", metavar="FILE", help="write the events as JSON Lines")
+    @argument("--follow", metavar="FILE", nargs="?", const="", help="show new calls")
+    @argument("--stop", action="store_true", help="with --follow: stop following")
     @line_magic
     def tool_log(self, line: str) -> Table | None:
-        """Show the session's events, or save them for ``dsh_nb.replay``.
+        """Show the session's events, save them, or follow a server's journal.
+
+        ``--follow FILE`` shows each call another process (a server run
+        with ``--journal FILE``) appends to FILE, live, as cards under this
+        cell, until ``%tool_log --follow --stop`` or the next ``--follow``.
 
         Examples
         --------
@@ -382,8 +389,15 @@ class ToolMagics(Magics):
 
             %tool_log
             %tool_log --save session.jsonl
+            %tool_log --follow journal.jsonl
+            %tool_log --follow --stop
         """
         args = parse_argstring(self.tool_log, line, "%tool_log")  # type: ignore[misc]
+        if args.follow is not None or args.stop:
+            from dsh_nb.notebook.follow import run
+
+            run(self.state, unquote(args.follow or ""), stop=args.stop)
+            return None
         session = self.state.agent.session
         if args.save:
             path = unquote(args.save)

@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCell:
     """What a ``%%tool`` cell made, kept for ``%tools export``.
