@@ -275,7 +275,8 @@ def _gap(previous: Statement, statement: Statement) -> int:
     if isinstance(previous.node, scopes) or isinstance(statement.node, scopes):
         return 2
     end = previous.node.end_lineno or previous.node.lineno
-    return min(1, max(0, statement.first_line - end - 1))
+    between = statement.lines[end : statement.first_line - 1]
+    return 1 if any(not line.strip() for line in between) else 0
 
 
 def _is_future(statement: Statement) -> bool:
