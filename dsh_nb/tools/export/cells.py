@@ -171,6 +171,9 @@ def needs_of(text: str) -> Needs:
                 rebinds.add(symbol.get_name())
             else:
                 now.add(symbol.get_name())
+    for node in _same_scope(ast.parse(text)):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            rebinds.add(node.target.id)  # x += 1 reads x, though symtable is mute
     bound = {s.get_name() for s in table.get_symbols() if _binds(s)}
     for child in table.get_children():
         _walk(child, deferred=False, now=now, later=later)
