@@ -19,14 +19,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.notebook.replay import (
-    CallBook,
-    CallEntry,
-    Client,
-    client_header,
-    client_label,
-    entry_card,
-)
+from dsh_nb.notebook.replay import CallBook, CallEntry, client_header, entry_card
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.journalfile import JournalTail
 from dsh_nb.tools.presenter import ToolPresenter
@@ -75,8 +68,8 @@ class Follower:
         self._book = CallBook()
         self._presenter = ToolPresenter(state.registry)
         self._handles: dict[int, DisplayHandle | None] = {}
-        self._last_client: Client | None = None
-        self._clients: set[Client] = set()
+        self._last_client: str | None = None
+        self._clients: set[str | None] = set()
         self.calls = 0
         self.shown = 0
         self.bad_lines = 0
@@ -111,13 +104,13 @@ class Follower:
             if entry is None:
                 continue
             try:
-                changed = self._show(entry, event.client) or changed
+                changed = self._show(entry) or changed
             except Exception as exc:  # noqa: BLE001 - one bad card, not the task
                 _log.warning("follow: a card failed: %s", error_message(exc))
         if changed:
             self._refresh()
 
-    def _show(self, entry: CallEntry, client: Client) -> bool:
+    def _show(self, entry: CallEntry) -> bool:
         key = id(entry)
         card = entry_card(entry, self._presenter, self._state.agent.cwd)
         if key in self._handles:
@@ -129,14 +122,14 @@ class Follower:
                 del self._handles[key]  # settled: nothing more will change it
                 self._book.forget(entry)
             return False
+        client = entry.client
         self.calls += 1
         self._clients.add(client)
         if self.shown >= self.max_cards:
             self._book.forget(entry)
             return True
-        label = client_label(client)
-        if label is not None and client != self._last_client:
-            _display(client_header(label, -1), raw=True)
+        if client is not None and client != self._last_client:
+            _display(client_header(client, -1), raw=True)
         self._last_client = client
         self.shown += 1
         handle = _display(card)
@@ -156,7 +149,7 @@ class Follower:
 
         noun = "call" if self.calls == 1 else "calls"
         parts = [f"{self._state_text} {self.path!r}", f"{self.calls} {noun}"]
-        named = [c for c in self._clients if client_label(c) is not None]
+        named = [c for c in self._clients if c is not None]
         if named:
             parts.append(f"{len(named)} client{'s' if len(named) != 1 else ''}")
         if self.calls > self.shown:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.live import card_status, still_running
 from dsh_nb.tools import journal
@@ -32,17 +32,17 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = [
+    "SESSION_EVENT",
     "CallBook",
     "CallEntry",
-    "Client",
     "Replay",
     "client_header",
-    "client_label",
     "entry_card",
     "replay",
 ]
 
-Client = tuple[str | None, str | None]
+SESSION_EVENT: Final = "mcp/session"  # a served client session's first line
+_MAX_SESSIONS: Final = 10_000  # session names a long follow remembers
 
 
 @dataclass(slots=True, eq=False)
@@ -54,6 +54,7 @@ class CallEntry:
     arguments: Any
     result: Mapping[str, Any] | None = None
     status: str | None = None
+    client: str | None = None
     approval: str | None = field(default=None)
     body_running: bool = False
 
@@ -101,63 +102,77 @@ class Replay(list["ToolCard"]):
 class CallBook:
     """The calls of a journal, built up one event at a time.
 
-    Keyed by client and call id, so two clients' ``call-1`` stay apart.
+    A server's journal tags each event with its client session's id and
+    opens each session with an ``mcp/session`` line naming the client
+    (``claude-code``); calls are grouped by that name, so a stateless
+    server's many sessions of one client read as one client. Calls are
+    keyed by session and call id, so two sessions' ``call-1`` stay apart.
     ``add`` returns the entry an event created or changed (None for events
     that are not the core's journal, or a result of a call never seen).
     """
 
     def __init__(self) -> None:
         self.entries: list[CallEntry] = []
-        self.clients: dict[Client, list[CallEntry]] = {}
-        self._latest: dict[tuple[Client, str], CallEntry] = {}
+        self.clients: dict[str | None, list[CallEntry]] = {}
+        self._latest: dict[tuple[str | None, str], CallEntry] = {}
+        self._names: dict[str, str] = {}
+
+    def client_of(self, event: JournalEvent) -> str | None:
+        """The client an event belongs to: its session's client name."""
+        tag = event.agent
+        return None if tag is None else self._names.get(tag, tag)
 
     def add(self, event: JournalEvent) -> CallEntry | None:
-        kind, data, client = event.type, event.data, event.client
+        kind, data = event.type, event.data
+        if kind == SESSION_EVENT and event.agent is not None:
+            name = data.get("client")
+            if isinstance(name, str) and name:
+                if len(self._names) >= _MAX_SESSIONS:
+                    del self._names[next(iter(self._names))]
+                self._names[event.agent] = name
+            return None
         call_id = data.get("callId")
         if not isinstance(call_id, str):
             return None
+        key = (event.agent, call_id)
         if kind == journal.CALL:
-            entry = CallEntry(call_id, str(data.get("name", "")), data.get("arguments"))
+            client = self.client_of(event)
+            entry = CallEntry(
+                call_id, str(data.get("name", "")), data.get("arguments"), client=client
+            )
             self.entries.append(entry)
             self.clients.setdefault(client, []).append(entry)
-            self._latest[(client, call_id)] = entry
+            self._latest[key] = entry
             return entry
-        entry = self._latest.get((client, call_id))  # type: ignore[assignment]
-        if entry is None:
+        found = self._latest.get(key)
+        if found is None:
             return None
         if kind == journal.RESULT:
             result = data.get("result")
-            entry.result = result if isinstance(result, Mapping) else None
+            found.result = result if isinstance(result, Mapping) else None
             status = data.get("status")
-            entry.status = card_status(status) if isinstance(status, str) else None
+            found.status = card_status(status) if isinstance(status, str) else None
             approval = data.get("approval")
-            entry.approval = approval if isinstance(approval, str) else None
-            entry.body_running = data.get("bodyRunning") is True
+            found.approval = approval if isinstance(approval, str) else None
+            found.body_running = data.get("bodyRunning") is True
         elif kind == journal.CANCELLED:
-            entry.status = "cancelled"
+            found.status = "cancelled"
         else:
             return None
-        return entry
+        return found
 
     def forget(self, entry: CallEntry) -> None:
         """Drop a settled call (a follow keeps only calls still open)."""
         for key, latest in list(self._latest.items()):
             if latest is entry:
                 del self._latest[key]
-                group = self.clients.get(key[0])
-                if group is not None and entry in group:
-                    group.remove(entry)
+        group = self.clients.get(entry.client)
+        if group is not None and entry in group:
+            group.remove(entry)
+            if not group:
+                del self.clients[entry.client]
         if entry in self.entries:
             self.entries.remove(entry)
-
-
-def client_label(client: Client) -> str | None:
-    """How a client is named above its calls (None: the journal says not)."""
-    agent, session = client
-    if agent is None and session is None:
-        return None
-    name = agent if agent is not None else "unnamed client"
-    return name if session is None else f"{name} (session {session})"
 
 
 def client_header(label: str, calls: int) -> dict[str, str]:
@@ -268,12 +283,12 @@ def replay(
     show: Callable[..., Any] = _show if shown else _hide
     cards: list[ToolCard] = []
     groups: dict[str, list[ToolCard]] = {}
-    named = any(client_label(c) is not None for c in book.clients)
+    named = any(client is not None for client in book.clients)
     for client, entries in book.clients.items():
         group = [entry_card(e, presenter, state.agent.cwd) for e in entries]
         cards += group
         if named:
-            name = client_label(client) or "unnamed client"
+            name = client if client is not None else "unnamed client"
             groups[name] = group
             show(client_header(name, len(group)), raw=True)
         for card in group:

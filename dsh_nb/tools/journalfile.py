@@ -1,11 +1,12 @@
 """Journal files: JSON Lines of ``{"type", "data"}`` events, read or tailed.
 
 ``%tool_log --save`` writes one agent's session log this way; a server that
-journals many clients writes the same lines with the client's agent name
-beside them, ``{"type", "data", "agent"}`` (and, where two clients share a
-name, a ``"session"`` id). Reading keeps that tag, so a replay can group the
-calls by client. :class:`JournalTail` reads what another process appends,
-one complete line at a time: a line still being written waits for its
+journals many clients (``python -m dsh_nb serve --journal``) writes the same
+lines with the client session's id beside them, ``{"type", "data",
+"agent"}``, each session opened by an ``mcp/session`` line naming the
+client. Reading keeps that tag, so a replay can group the calls by client.
+:class:`JournalTail` reads what another process appends, one complete line
+at a time: a line still being written waits for its
 newline, and a file that is truncated or replaced (log rotation) is read
 again from its start.
 """
@@ -28,17 +29,11 @@ _MAX_PENDING: Final = 64 * 1024 * 1024  # a "line" longer than this is not one
 
 @dataclass(frozen=True, slots=True)
 class JournalEvent:
-    """One event, and the client it belongs to when the journal says."""
+    """One event, and the client session it belongs to, if tagged."""
 
     type: str
     data: Mapping[str, Any]
     agent: str | None = None
-    session: str | None = None
-
-    @property
-    def client(self) -> tuple[str | None, str | None]:
-        """The key calls are grouped by: agent name and session."""
-        return (self.agent, self.session)
 
 
 def parse_line(line: str, where: str = "line") -> JournalEvent:
@@ -56,7 +51,6 @@ def parse_line(line: str, where: str = "line") -> JournalEvent:
     if not isinstance(data, dict):
         raise ValueError(f"{where}: an event's data must be an object")
     agent = raw.get("agent")
-    session = raw.get("session")
     try:
         # As a session log holds it: deep-frozen, lone surrogates escaped.
         frozen = snapshot_json(escape_tree(data))
@@ -66,7 +60,6 @@ def parse_line(line: str, where: str = "line") -> JournalEvent:
         kind,
         frozen,
         agent if isinstance(agent, str) else None,
-        session if isinstance(session, str) else None,
     )
 
 

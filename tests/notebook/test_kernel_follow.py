@@ -45,13 +45,20 @@ async def make(agent, call_id, a):
     with turn(agent):
         await registry.execute(ToolExecutionInput(
             call_id=call_id, name="add", arguments={"a": a}, agent=agent))
+    # As python -m dsh_nb serve --journal writes it: the session's id on
+    # every line, and a first line saying which client the session is.
+    hello = {"type": "mcp/session", "agent": agent.name,
+             "data": {"agent": agent.name, "client": CLIENTS[agent.name]}}
+    lines[(call_id, "tool/session")] = json.dumps(hello) + "\n"
     for event in seen:
         if event["type"] in ("tool/call", "tool/result"):
             line = dict(to_plain(event), agent=agent.name)
             lines[(call_id, event["type"])] = json.dumps(line) + "\n"
 
+CLIENTS = {"s-1": "claude-code", "s-2": "cursor <b>"}
+
 async def main():
-    claude, cursor = Agent("claude-code"), Agent("cursor <b>")
+    claude, cursor = Agent("s-1"), Agent("s-2")
     for i in range(1, 8):
         await make(claude if i != 2 else cursor, f"call-{i}", 10 * i)
 
@@ -150,7 +157,7 @@ def test_follow_shows_another_process_s_calls_live(
         follow = kernel.execute_async(f"%tool_log --follow {path}")
         kernel.collect(follow).check()
         # The file does not exist yet; it appears with a call still open.
-        writer("append call-1:call")
+        writer("append call-1:session call-1:call")
         _wait(kernel, "a pending card", lambda: len(_cards(kernel, follow)) == 1)
         [(display_id, card)] = _cards(kernel, follow).items()
         assert card["status"] == "pending" and card["tool"] == "add"
@@ -165,7 +172,7 @@ def test_follow_shows_another_process_s_calls_live(
         # The kernel stays free while it follows.
         assert kernel.run("print(6 * 7)").stdout.strip() == "42"
         # Another client: a header names it (escaped in the HTML part).
-        writer("append call-2:call call-2:result")
+        writer("append call-2:session call-2:call call-2:result")
         _wait(kernel, "call-2", lambda: len(_done(_cards(kernel, follow))) == 2)
         assert "client cursor <b>" in _texts(kernel, follow)
         html = [

@@ -195,7 +195,11 @@ def test_replay_reports_a_bad_file(tmp_path: Path) -> None:
 
 
 def _server_journal(path: Path) -> None:
-    """Two clients' real calls, interleaved, journaled with their names."""
+    """Real calls of three client sessions, interleaved, journaled as
+    ``python -m dsh_nb serve --journal`` does: each line tagged with its
+    session's id, each session opened by an ``mcp/session`` line naming
+    its client. Two sessions are one client's (a stateless server makes
+    one per request)."""
     import asyncio
     import json
 
@@ -211,24 +215,37 @@ def _server_journal(path: Path) -> None:
     registry = ToolRegistry()
     registry.register(add)
     lines: list[str] = []
-    clients = [Agent("claude-code"), Agent("<img src=x onerror=alert(1)>")]
-    for agent in clients:
+    sessions = [
+        ("s-1", "claude-code"),
+        ("s-2", "<img src=x onerror=alert(1)>"),
+        ("s-3", "claude-code"),
+    ]
+    agents = []
+    for tag, client in sessions:
+        agent = Agent(tag)
+        agents.append(agent)
+        lines.append(
+            json.dumps(
+                {
+                    "type": "mcp/session",
+                    "agent": tag,
+                    "data": {"agent": tag, "client": client},
+                }
+            )
+        )
         agent.session.on_append(
-            lambda event, name=agent.name: lines.append(
-                json.dumps(dict(to_plain(event), agent=name))
+            lambda event, tag=tag: lines.append(
+                json.dumps(dict(to_plain(event), agent=tag))
             )
         )
 
     async def calls() -> None:
-        for i, agent in enumerate([clients[0], clients[1], clients[0]]):
+        for i, agent in enumerate(agents):
             with turn(agent):
-                # Both clients use the same call id: they must stay apart.
+                # Every session uses the same call id: they must stay apart.
                 await registry.execute(
                     ToolExecutionInput(
-                        call_id=f"call-{i // 2}",
-                        name="add",
-                        arguments={"a": i},
-                        agent=agent,
+                        call_id="call-1", name="add", arguments={"a": i}, agent=agent
                     )
                 )
 

@@ -24,10 +24,8 @@ def _ids(events: object) -> list[str]:
 
 
 def test_parse_keeps_the_client_and_freezes_the_data() -> None:
-    event = parse_line(
-        '{"type": "tool/call", "data": {"a": [1]}, "agent": "x", "session": "s1"}'
-    )
-    assert (event.type, event.agent, event.session) == ("tool/call", "x", "s1")
+    event = parse_line('{"type": "tool/call", "data": {"a": [1]}, "agent": "s-1"}')
+    assert (event.type, event.agent) == ("tool/call", "s-1")
     with pytest.raises(TypeError):
         event.data["a"].append(2)  # type: ignore[attr-defined]
     for bad, why in [
