@@ -216,17 +216,19 @@ def _decorators() -> tuple[object, ...]:
 
 
 def _notebook_only() -> dict[int, str]:
-    from dsh_nb.notebook import extension
+    import dsh_nb  # its notebook names, loaded by now (the magic runs in one)
+    from dsh_nb.notebook.current import current_state
 
     kernel = "the kernel's registry; the module has its own, `registry`"
-    table: dict[int, str] = {
-        id(extension.registry): f"dsh_nb.registry(), {kernel}",
-        id(extension.current_state): f"the kernel state, {kernel}",
-        id(extension.call): "dsh_nb.call, which shows cards in a kernel",
-        id(extension.dispatch): "dsh_nb.dispatch, which shows cards in a kernel",
-        id(extension.replay): "dsh_nb.replay, which shows cards in a kernel",
-        id(extension.remove_listener): "dsh_nb.remove_listener, for a kernel",
-    }
+    table: dict[int, str] = {id(current_state): f"the kernel state, {kernel}"}
+    for name, reason in (
+        ("registry", f"dsh_nb.registry(), {kernel}"),
+        ("call", "dsh_nb.call, which shows cards in a kernel"),
+        ("dispatch", "dsh_nb.dispatch, which shows cards in a kernel"),
+        ("replay", "dsh_nb.replay, which shows cards in a kernel"),
+        ("remove_listener", "dsh_nb.remove_listener, for a kernel"),
+    ):
+        table[id(getattr(dsh_nb, name))] = reason
     for decorator in _decorators():
         name = getattr(decorator, "__name__", "a listener decorator")
         table[id(decorator)] = (

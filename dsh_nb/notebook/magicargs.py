@@ -1,8 +1,8 @@
-"""Typed access to IPython's ``magic_arguments``, and a parser that fails well.
+"""Typed ``magic_arguments`` helpers shared by every ``Magics`` class here.
 
-Every magic declares its flags with ``@magic_arguments()`` and
-``@argument(...)`` (the help becomes its docstring); this module gives them
-types and turns a line that cannot be split into one ``UsageError``.
+IPython's ``magic_arguments`` is untyped; the stubs below are its real
+signatures. ``parse_argstring`` turns a line that cannot be split (an
+unclosed quote) into a one-line ``UsageError`` instead of a traceback.
 """
 
 from __future__ import annotations

@@ -60,8 +60,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.definition import ToolDefinition
     from dsh_nb.tools.execution import ToolExecutionResult
 
-
-__all__ = ["ToolMagics", "argument", "install", "magic_arguments", "parse_argstring"]
+__all__ = ["ToolMagics", "install"]
 
 
 @magics_class

@@ -264,7 +264,7 @@ def replay(
         The cards, a ``list`` of displayable ``ToolCard`` (grouped by
         client); ``.clients`` maps each client to its cards.
     """
-    from dsh_nb.notebook.extension import current_state
+    from dsh_nb.notebook.current import current_state
 
     state = current_state()
     if isinstance(source, SessionLog):
