@@ -16,6 +16,7 @@ from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.names import check_tool_name
+from dsh_nb.tools.origin import note_origin
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 from dsh_nb.tools.worker import mark_async
 
@@ -159,6 +160,7 @@ def define_tool(
 
     run.__qualname__ = f"{getattr(execute, '__qualname__', name)}"
     mark_async(run, execute)
+    note_origin(run, execute)
     return _finish(
         name=name,
         description=description,
@@ -303,6 +305,7 @@ def tool(
         plan = signature.plan_signature(fn, coerce=coerce)
         body, check = bind(plan)
         mark_async(body, fn)
+        note_origin(body, fn)
         return _finish(
             name=tool_name,
             description=text,
