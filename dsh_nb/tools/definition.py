@@ -50,6 +50,9 @@ class ToolDefinition:
 
     Only ``name``, ``description`` and ``parameters`` ever reach a model
     (``ToolRegistry.schemas`` projects them by an explicit allowlist).
+    ``output_schema`` is the JSON Schema of the structured content a result
+    carries in ``meta["structuredContent"]`` (a signature tool's return
+    annotation, an MCP server's declaration); ``serve_mcp`` lists it.
     """
 
     name: str
@@ -59,6 +62,7 @@ class ToolDefinition:
     timeout_ms: float | None = None
     present_call: Callable[[Any], ToolCallView | None] | None = None
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None
+    output_schema: Mapping[str, Any] | None = None
 
 
 def text_block(text: str) -> dict[str, str]:
@@ -211,6 +215,7 @@ def _finish(
     timeout_ms: float | None,
     present_call: Callable[[Any], ToolCallView | None] | None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
+    output_schema: Mapping[str, Any] | None = None,
 ) -> ToolDefinition:
     """The definition, with presenters that skip arguments the tool refuses."""
     call_presenter = None
@@ -235,6 +240,7 @@ def _finish(
         timeout_ms=timeout_ms,
         present_call=call_presenter,
         present_result=result_presenter,
+        output_schema=output_schema,
     )
 
 
@@ -312,6 +318,7 @@ def tool(
             timeout_ms=timeout_ms,
             present_call=present_call,
             present_result=present_result,
+            output_schema=plan.returns.output_schema,
         )
 
     if func is not None:
