@@ -28,7 +28,10 @@ since MCP's structured content is an object). The returned value is then
 validated against the annotation (pydantic's lax mode, as the MCP SDK
 does), and its JSON rides in the result's ``meta["structuredContent"]``,
 where ``serve_mcp`` finds it; the text block holds the same JSON. A value
-the annotation refuses is an error result naming both.
+the annotation refuses still succeeds, as plain JSON without structured
+content, with a ``UserWarning`` naming the function and the annotation:
+the call has done its work, and an error would invite the model to do it
+again (the MCP SDK fails such a call instead).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import inspect
 import json
 import types
 import typing
+import warnings
 from collections import abc
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -59,6 +63,7 @@ _BLOCKS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
     ),
 }
 _ANY_BLOCK: Final = frozenset({"type", "annotations", "_meta"})
+_MCP: Final = frozenset({"mcp", "mcp_types"})  # where the SDK's content types live
 _NO_SCHEMA: Final = (str, type(None), Any, object, typing.NoReturn)
 _BARE: Final = frozenset(
     {dict, list, tuple, set, frozenset, abc.Mapping, abc.Sequence, abc.Iterable}
@@ -109,9 +114,12 @@ def plan_return(hints: Mapping[str, Any], where: str) -> ReturnPlan:
         schema["required"] = ["result"]
         if defs:
             schema["$defs"] = defs
+    first: dict[str, Any] = {
+        k: schema[k] for k in ("type", "properties", "required") if k in schema
+    }
     return ReturnPlan(
         where=where,
-        output_schema=schema,
+        output_schema={**first, **schema},
         adapter=adapter,
         wrapped=wrapped,
         shown=ann.type_name(ann.bare(hint)),
@@ -146,13 +154,7 @@ def _inline_root(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert_return(plan: ReturnPlan, value: object) -> object:
-    """Return what the pipeline takes for ``value`` (see the module's rules).
-
-    Raises
-    ------
-    TypeError
-        When the value breaks the function's return annotation.
-    """
+    """Return what the pipeline takes for ``value`` (see the module's rules)."""
     structured = _NONE
     if plan.adapter is not None:
         value, structured = _checked(plan, value)
@@ -178,7 +180,13 @@ _NONE: Final[Any] = object()
 
 
 def _checked(plan: ReturnPlan, value: object) -> tuple[Any, Any]:
-    """The value as its annotation reads it, and its structured JSON."""
+    """The value as its annotation reads it, and its structured JSON.
+
+    A value the annotation refuses is still the call's answer (the work is
+    done; an error would invite the model to do it again), so it goes on as
+    plain JSON without structured content, with a warning to fix the
+    annotation.
+    """
     from pydantic import ValidationError
     from pydantic_core import PydanticSerializationError, to_json
 
@@ -188,10 +196,14 @@ def _checked(plan: ReturnPlan, value: object) -> tuple[Any, Any]:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
         at = f" at {where}" if where else ""
-        raise TypeError(
+        warnings.warn(
             f"{plan.where} returned {type(value).__name__}, which its return "
-            f"annotation {plan.shown} refuses{at}: {first.get('msg', 'invalid')}"
-        ) from None
+            f"annotation {plan.shown} refuses{at} ({first.get('msg', 'invalid')}); "
+            "it is sent as JSON without structured content: fix the annotation",
+            UserWarning,
+            stacklevel=2,
+        )
+        return value, _NONE
     try:
         text = to_json(valid, fallback=_fallback, inf_nan_mode="null").decode()
         plain = json.loads(text)
@@ -217,10 +229,24 @@ def json_text(value: object) -> str:
     """``value`` as compact JSON text, or its ``str()`` when it has none."""
     from pydantic_core import PydanticSerializationError, to_json
 
-    try:
-        return to_json(value, fallback=_fallback, inf_nan_mode="null").decode()
-    except (PydanticSerializationError, ValueError, RecursionError):
-        return str(value)
+    for attempt in (value, _without_nat(value, 0)):
+        try:
+            return to_json(attempt, fallback=_fallback, inf_nan_mode="null").decode()
+        except (PydanticSerializationError, ValueError, RecursionError):
+            continue
+    return str(value)
+
+
+def _without_nat(value: object, depth: int) -> object:
+    """``value`` with pandas' NaT as None (pydantic takes it for a datetime
+    and fails); only tried after a first attempt failed."""
+    if type(value).__name__ == "NaTType" or depth > 64:
+        return None if depth <= 64 else str(value)
+    if isinstance(value, Mapping):
+        return {k: _without_nat(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_nat(v, depth + 1) for v in value]
+    return value
 
 
 def _fallback(value: Any) -> Any:
@@ -240,7 +266,7 @@ def _block(item: object) -> Mapping[str, Any] | None:
     """``item`` as a content block, or None when it is data."""
     if not isinstance(item, Mapping):
         dump: Callable[..., Any] | None = getattr(item, "model_dump", None)
-        if dump is None or not type(item).__module__.startswith("mcp."):
+        if dump is None or type(item).__module__.split(".")[0] not in _MCP:
             return None
         item = dump(mode="json", by_alias=True, exclude_none=True)
         if not isinstance(item, Mapping):
