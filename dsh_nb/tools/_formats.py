@@ -56,7 +56,7 @@ _UUID: Final = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}
 _DECIMAL: Final = re.compile(DECIMAL[1:-1])
 DATETIME_NOTE: Final = (
     "ISO 8601, e.g. 2026-03-01T09:30:00Z; without an offset the time is "
-    "naive; a date alone (2026-03-01) means midnight"
+    "naive; a date alone, e.g. 2026-03-01, means midnight"
 )
 
 

@@ -24,7 +24,11 @@ What the signature says beyond types:
   schema advertises is one the tool accepts; any other default must pass
   the parameter's own validation, or the definition fails;
 - parameters typed ``ToolExecution`` or ``AbortSignal`` are filled by the
-  pipeline, not the model.
+  pipeline, not the model;
+- strings for ``datetime``, ``time``, ``timedelta``, ``UUID`` and
+  ``Decimal`` are checked in exactly the forms the schema advertises
+  (``_formats.py``), so the runtime takes what the schema allows, formats
+  included; what the function returns is read in ``returns.py``.
 
 pydantic and griffe are imported here, on the first ``@tool``: importing
 this module costs nothing. The per-call half lives in ``_binding.py``.

@@ -172,7 +172,7 @@ def test_times_and_paths_are_strings_with_formats() -> None:
     assert all(props[k]["type"] == "string" for k in "abcdp")
     # a datetime also takes a date alone and no offset, and says so twice
     assert [m.get("format") for m in props["a"]["anyOf"]] == ["date-time", "date", None]
-    assert "a date alone (2026-03-01) means midnight" in props["a"]["description"]
+    assert "a date alone, e.g. 2026-03-01, means midnight" in props["a"]["description"]
     assert [m.get("format") for m in props["c"]["anyOf"]] == ["time", None]
 
 
@@ -463,6 +463,51 @@ def test_sphinx_docstring_descriptions() -> None:
     props = props_of(f)
     assert props["path"]["description"] == "Where to read, relative to the cwd."
     assert props["nrows"]["description"] == "How many rows."
+
+
+def test_sections_right_under_the_summary_are_read_in_every_style() -> None:
+    def google(path: str, limit: int = 5) -> None:
+        """Read a file.
+        Args:
+            path (str): Where to read.
+            limit: How many lines.
+        Returns:
+            Nothing.
+        """
+
+    def numpy(path: str, limit: int = 5) -> None:
+        """Read a file.
+        Parameters
+        ----------
+        path : str
+            Where to read.
+        limit : int
+            How many lines.
+        """
+
+    def sphinx(path: str, limit: int = 5) -> None:
+        """Read a file.
+        :param path: Where to read.
+        :param limit: How many lines.
+        """
+
+    for func in (google, numpy, sphinx):
+        definition = tool(func)
+        assert definition.description == "Read a file.", func.__name__
+        props = definition.parameters["properties"]
+        assert (props["path"]["description"], props["limit"]["description"]) == (
+            "Where to read.",
+            "How many lines.",
+        ), func.__name__
+
+
+def test_a_title_word_inside_prose_is_not_a_section() -> None:
+    def f(x: int) -> None:
+        """Sum things.
+        Returns: nothing much, and Args: is prose here.
+        """
+
+    assert "description" not in props_of(f)["x"]
 
 
 def test_docstring_summary() -> None:

@@ -116,7 +116,7 @@ def test_strict_keeps_the_first_form_of_a_datetime() -> None:
         "format": "date-time",
         "description": (
             "ISO 8601, e.g. 2026-03-01T09:30:00Z; without an offset the time is "
-            "naive; a date alone (2026-03-01) means midnight (default: null)"
+            "naive; a date alone, e.g. 2026-03-01, means midnight (default: null)"
         ),
     }
 
