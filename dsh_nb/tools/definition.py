@@ -12,10 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from dsh_nb.tools._names import check_tool_name
 from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.names import check_tool_name
+from dsh_nb.tools.origin import note_origin
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 from dsh_nb.tools.worker import mark_async
 
@@ -163,6 +164,7 @@ def define_tool(
 
     run.__qualname__ = f"{getattr(execute, '__qualname__', name)}"
     mark_async(run, execute)
+    note_origin(run, execute)
     return _finish(
         name=name,
         description=description,
@@ -309,6 +311,7 @@ def tool(
         plan = signature.plan_signature(fn, coerce=coerce)
         body, check = bind(plan)
         mark_async(body, fn)
+        note_origin(body, fn)
         return _finish(
             name=tool_name,
             description=text,

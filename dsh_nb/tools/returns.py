@@ -9,13 +9,15 @@ pipeline takes, once, for every door (``%call``, ``Chat``, MCP, an
 evaluation), as the MCP SDK, openai-agents and pydantic-ai do for theirs:
 
 - **content blocks** pass through only where they really are blocks: a
-  non-empty list whose items are all content blocks of a type MCP defines
+  list whose items are all content blocks of a type MCP defines
   (``text``, ``image``, ``audio``, ``resource``, ``resource_link``) with
   that type's keys and no others, an MCP content object (or a list of
   them), or ``{"content": [blocks], "meta": ...}`` with no other key;
 - **a str** is one text block holding exactly that text;
 - **None** is an empty success: no content blocks at all (the MCP SDK's
-  choice; a model reads an empty tool message);
+  choice; a model reads an empty tool message); so is an empty list,
+  unless the return annotation says what its items are (``-> list[str]``
+  answers ``[]``): a list built of blocks may come out empty;
 - **everything else** (dicts, lists, tuples, numbers, bools, dataclasses,
   pydantic models, ``datetime``, ``Path``, enums, numpy and pandas scalars)
   is one text block of compact JSON, written by pydantic's serialiser; a
@@ -160,8 +162,8 @@ def convert_return(plan: ReturnPlan, value: object) -> object:
         value, structured = _checked(plan, value)
     if isinstance(value, str) and not isinstance(value, enum.Enum):
         content: object = str.__str__(value)
-    elif value is None:
-        content = []
+    elif value is None or (value == [] and plan.adapter is None):
+        content = []  # an empty list of blocks, unless typed as data
     else:
         blocks = _as_blocks(value)
         if blocks is not None:

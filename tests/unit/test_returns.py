@@ -81,7 +81,6 @@ def text_of(result: Any) -> str:
         ({"content": [1, 2]}, '{"content":[1,2]}'),
         ({"content": [], "id": 3}, '{"content":[],"id":3}'),
         (["LAX", "SFO"], '["LAX","SFO"]'),
-        ([], "[]"),
         ([{"type": "text", "text": "x", "author": "bob"}], None),
         ((1, "a"), '[1,"a"]'),
         ({3, 1, 2}, "[1,2,3]"),
@@ -115,6 +114,21 @@ async def test_data_becomes_compact_json(value: Any, text: str | None) -> None:
     assert text_of(result) == text
     assert definition.output_schema is None  # unannotated: no schema
     assert result.meta is ABSENT
+
+
+async def test_an_empty_list_is_no_blocks_unless_typed_as_data() -> None:
+    def found():  # type: ignore[no-untyped-def]
+        """Blocks built by a comprehension, none this time."""
+        return [{"type": "text", "text": w} for w in ()]
+
+    def codes() -> list[str]:
+        """Airport codes: none."""
+        return []
+
+    assert list((await run(found))[1].content) == []
+    _, result = await run(codes)
+    assert text_of(result) == "[]"
+    assert result.meta == {"structuredContent": {"result": []}}
 
 
 async def test_a_str_is_one_text_block_and_none_is_an_empty_success() -> None:
