@@ -51,6 +51,9 @@ class ToolDefinition:
 
     Only ``name``, ``description`` and ``parameters`` ever reach a model
     (``ToolRegistry.schemas`` projects them by an explicit allowlist).
+    ``output_schema`` is the JSON Schema of the structured content a result
+    carries in ``meta["structuredContent"]`` (a signature tool's return
+    annotation, an MCP server's declaration); ``serve_mcp`` lists it.
     """
 
     name: str
@@ -60,6 +63,7 @@ class ToolDefinition:
     timeout_ms: float | None = None
     present_call: Callable[[Any], ToolCallView | None] | None = None
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None
+    output_schema: Mapping[str, Any] | None = None
 
 
 def text_block(text: str) -> dict[str, str]:
@@ -213,6 +217,7 @@ def _finish(
     timeout_ms: float | None,
     present_call: Callable[[Any], ToolCallView | None] | None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
+    output_schema: Mapping[str, Any] | None = None,
 ) -> ToolDefinition:
     """The definition, with presenters that skip arguments the tool refuses."""
     call_presenter = None
@@ -237,6 +242,7 @@ def _finish(
         timeout_ms=timeout_ms,
         present_call=call_presenter,
         present_result=result_presenter,
+        output_schema=output_schema,
     )
 
 
@@ -315,6 +321,7 @@ def tool(
             timeout_ms=timeout_ms,
             present_call=present_call,
             present_result=present_result,
+            output_schema=plan.returns.output_schema,
         )
 
     if func is not None:
