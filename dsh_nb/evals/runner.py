@@ -216,9 +216,9 @@ async def run_eval(
                 "run the same tools; variants= compares registries"
             )
     if recording is None and client is None:
-        from dsh_nb.models.chat import _client
+        from dsh_nb.models.chat import make_client
 
-        client = _client(provider, None, None)
+        client = make_client(provider, None, None)
     sink = _sink(progress)
     opened: list[TrialCalls] = []
     try:

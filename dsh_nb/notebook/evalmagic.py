@@ -149,7 +149,7 @@ class EvalMagics(Magics):
     def _client(self, settings: Any, replay: str | None) -> Any:
         if replay is not None:
             return None
-        from dsh_nb.models.chat import _client
+        from dsh_nb.models.chat import make_client
 
         variable = settings.key_variable()
         key = os.environ.get(variable)
@@ -159,7 +159,7 @@ class EvalMagics(Magics):
                 "%config DshChat.api_key_env = 'NAME'), point %config "
                 "DshChat.base_url at a local server, or pass --replay FILE"
             )
-        return _client(settings.provider, settings.base_url, key or "unused")
+        return make_client(settings.provider, settings.base_url, key or "unused")
 
     def _progress(self) -> EvalProgress:
         from dsh_nb.notebook.frontend import is_interactive
