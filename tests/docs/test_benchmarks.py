@@ -94,3 +94,14 @@ def test_models_benchmark_prints_every_row() -> None:
     assert re.search(
         r"^dsh_nb Chat: \d+\.\d, \d+\.\d, \d+\.\d ms per step", out, re.M
     ), out
+
+
+def test_bfcl_grading_benchmark_prints_the_simple_python_figure() -> None:
+    out = run(str(BENCHMARKS / "bfcl_grading.py"), "--repeat", "1")
+    assert re.search(r"^simple_python +400 cases .* 400 pass\)$", out, re.M), out
+    assert re.search(r"^live_multiple +1053 cases ", out, re.M), out
+    assert re.search(
+        r"^grading the 400 simple_python answers: \d+\.\d\d ms \((under|OVER) the 1 s target\)$",
+        out,
+        re.M,
+    ), out
