@@ -81,7 +81,10 @@ class McpPanel:
                 clear({"text/plain": ""}, raw=True)
         self._slots = []
         self._header = _display(self.header())
-        for _ in self._calls:
+        # Every slot is made here, in this cell: a slot made later by a
+        # call would land in the cell that started the server (the call's
+        # task carries that cell's context), which the reload took away.
+        for _ in range(self._max):
             fresh = _display({"text/plain": ""}), _display({"text/plain": ""})
             if fresh[0] is not None and fresh[1] is not None:
                 self._slots.append((fresh[0], fresh[1]))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
+from dsh_nb.tools.argcheck import _MARK as _CHECK_MARK
 from dsh_nb.tools.execution import Allow, Ask, Deny
 from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
@@ -145,7 +146,27 @@ class KernelState:
             entry = entry.shadows
         if entry is None:
             return next_()
+        if entry.policy == "ask" and self._refused_arguments(execution):
+            # Nobody is asked to approve a call the tool will refuse: it goes
+            # on, fails with INVALID_ARGS, and the model learns why.
+            return next_()
         return policy_decision(entry.policy, execution.name)
+
+    def _refused_arguments(self, execution: ToolExecution) -> bool:
+        """Whether the tool's own check refuses this call's arguments.
+
+        Only a tool that ``define_tool`` or ``@tool`` built has a check of
+        its own, the one its dispatch runs; any other tool is asked about
+        as before (its arguments reach it unchecked).
+        """
+        definition = self.registry.get(execution.name, execution.agent)
+        check = getattr(getattr(definition, "execute", None), _CHECK_MARK, None)
+        if not callable(check):
+            return False
+        try:
+            return bool(check(execution.arguments))
+        except Exception:  # noqa: BLE001 - a check that breaks: ask, to be safe
+            return False
 
     def allow_for_session(
         self, tool_name: str, agent: Agent, call_id: str | None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from dsh_nb.tools._names import check_tool_name
 from dsh_nb.tools.abort import is_positive_finite
+from dsh_nb.tools.argcheck import mark_check
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
@@ -213,6 +214,7 @@ def _finish(
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
 ) -> ToolDefinition:
     """The definition, with presenters that skip arguments the tool refuses."""
+    mark_check(run, validator)  # a dry run checks arguments without the body
     call_presenter = None
     if present_call is not None:
         author_call = present_call
