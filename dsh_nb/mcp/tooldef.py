@@ -1,8 +1,8 @@
-"""A tool definition that also carries an MCP output schema."""
+"""A tool definition that remembers the MCP server it came from."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +19,11 @@ __all__ = ["McpToolDefinition", "remote_definition"]
 class McpToolDefinition(ToolDefinition):
     """A ``ToolDefinition`` from an MCP server, with the names it came under.
 
-    ``output_schema`` is the server's declared output schema (``serve_mcp``
-    re-declares it, so a tool served on keeps its structured content);
-    ``remote_name`` is the tool's name on that server.
+    Its ``output_schema`` is the server's declared output schema
+    (``serve_mcp`` re-declares it, so a tool served on keeps its structured
+    content); ``remote_name`` is the tool's name on that server.
     """
 
-    output_schema: Mapping[str, Any] | None = None
     remote_name: str = ""
     connection: str = ""
 

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
-from dsh_nb.tools.argcheck import _MARK as _CHECK_MARK
+from dsh_nb.tools.argcheck import own_check
 from dsh_nb.tools.execution import Allow, Ask, Deny
 from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import (
@@ -81,10 +83,12 @@ class KernelState:
         config.session = self.agent.session
         set_max_result_bytes(self.agent.session, config.max_result_bytes)
         self.presenter = ToolPresenter(self.registry)
+        self.runner = KernelRunner(self)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}
         self.policies: dict[str, PolicyEntry] = {}
         self.tools: dict[str, Disposer] = {}
+        self.tool_cells: dict[str, ToolCell] = {}  # what %tools export reads
         self.listeners: dict[tuple[str, str, int], Disposer] = {}
         self.disposers: list[Callable[[], object]] = []
         self._calls = 0
@@ -119,6 +123,7 @@ class KernelState:
         for undo in (*self.tools.values(), *self.listeners.values()):
             undo()
         self.tools.clear()
+        self.tool_cells.clear()
         self.listeners.clear()
         if self.registry.threads is not None:
             self.registry.threads.shutdown()
@@ -160,8 +165,8 @@ class KernelState:
         as before (its arguments reach it unchecked).
         """
         definition = self.registry.get(execution.name, execution.agent)
-        check = getattr(getattr(definition, "execute", None), _CHECK_MARK, None)
-        if not callable(check):
+        check = None if definition is None else own_check(definition)
+        if check is None:
             return False
         try:
             return bool(check(execution.arguments))
@@ -233,6 +238,7 @@ class KernelState:
         call_id: str | None = None,
         agent: Agent | None = None,
         signal: AbortSignal | None = None,
+        door: str = "cell",
     ) -> LiveCall:
         """Create the live card of one call; show it with ``.show()``."""
         if call_id is None:
@@ -245,6 +251,7 @@ class KernelState:
             call_id=call_id,
             agent=agent or self.agent,
             signal=signal,
+            door=door,
         )
 
 
