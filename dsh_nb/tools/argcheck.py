@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from dsh_nb.tools.definition import ToolDefinition
 
-__all__ = ["ArgumentCheck", "argument_check", "mark_check"]
+__all__ = ["ArgumentCheck", "argument_check", "mark_check", "own_check"]
 
 ArgumentCheck = Callable[[object], list[str]]
 _MARK: Final = "__dsh_argument_check__"
@@ -47,3 +47,14 @@ def argument_check(definition: ToolDefinition) -> ArgumentCheck:
     schema = to_plain(snapshot_json(definition.parameters))
     validate: ArgumentCheck = compile_json_schema_validator(schema)
     return validate
+
+
+def own_check(definition: ToolDefinition) -> ArgumentCheck | None:
+    """The check ``define_tool`` or ``@tool`` built for ``definition``, or None.
+
+    None for any other definition, whose arguments reach it unchecked: a
+    caller that must not second-guess the tool (an ask rule deciding
+    whether to ask) then has no check to go by.
+    """
+    check = getattr(definition.execute, _MARK, None)
+    return check if callable(check) else None
