@@ -1,7 +1,8 @@
 """``CellChatView``: a chat shown in the cell that sent it, as it happens.
 
-Assistant text streams into one display per step (Markdown, updated in
-place, at most every 50 ms); reasoning streams into a folded
+Assistant text streams into one display per step (Markdown rendered to
+sanitised HTML by :mod:`dsh_nb.cards.modeltext`, updated in place, at
+most every 50 ms); reasoning streams into a folded
 ``<details>`` block; each tool call gets its live card as soon as its
 arguments are complete, and the card's approval prompt and statuses come
 from the ordinary live-card machinery. Notices and the usage footer are
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import html
-import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.cards.modeltext import model_text_html
 from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView
 from dsh_nb.models.wire import ParsedCall
 
@@ -26,45 +27,13 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.session import Agent
 
-__all__ = ["CellChatView", "safe_markdown"]
+__all__ = ["CellChatView"]
 
 _EVERY = 0.05  # seconds between in-place updates of a streaming part
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_SCRIPT_LINK = re.compile(r"(\]\(\s*<?)\s*(?:javascript|vbscript|data)\s*:", re.I)
-
-
-def safe_markdown(text: str) -> str:
-    """Markdown with raw HTML disarmed: ``<`` becomes ``&lt;`` outside fences.
-
-    A model's text is shown as Markdown, and a frontend renders the HTML
-    inside trusted Markdown as it is (an ``<img onerror=...>`` would run).
-    Only fenced code blocks, found by CommonMark's own rules, keep ``<``;
-    everywhere else (inline code included, where it then reads ``&lt;``)
-    it is escaped, so no reading of the text can see a tag. Script links
-    lose their scheme and images become links (no request on display).
-    """
-    text = _SCRIPT_LINK.sub(r"\1#", text).replace("![", "\\![")
-    if "<" not in text:
-        return text
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line.rstrip("\r\n"))
-        if fence is not None:
-            if match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
-                if not match[2].strip():
-                    fence = None
-            out.append(line)
-        elif match and not (match[1][0] == "`" and "`" in match[2]):
-            fence = match[1]
-            out.append(line)
-        else:
-            out.append(line.replace("<", "&lt;"))
-    return "".join(out)
 
 
 def _text_bundle(text: str) -> dict[str, Any]:
-    return {"text/markdown": safe_markdown(text), "text/plain": text}
+    return {"text/html": model_text_html(text), "text/plain": text}
 
 
 def _reasoning_bundle(text: str) -> dict[str, Any]:
