@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from dsh_nb.mcp._adapter import CallRunner, RegistryAdapter
 from dsh_nb.mcp._auth import BearerGate, new_token
 from dsh_nb.mcp.runtime import remove_entry, write_entry
+from dsh_nb.tools.secrets import add_secret
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
@@ -88,6 +89,7 @@ class McpServer:
         self.registry = registry
         self.host = host
         self.token = token
+        add_secret(token)  # redacted wherever text is shown or stored
         self.name = name
         self._requested_port = port
         self.port = 0

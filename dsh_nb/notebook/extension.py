@@ -93,7 +93,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         if _state.shell is ip:
             return
         unload_ipython_extension(_state.shell)
-    from dsh_nb.notebook import magics
+    from dsh_nb.notebook import magics, redaction
     from dsh_nb.notebook.config import DshConfig
 
     config = DshConfig(parent=ip)
@@ -103,6 +103,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         configurables: list[Any] = ip.configurables
         configurables.append(config)
         state.disposers.append(lambda: _remove(configurables, config))
+        state.disposers.append(redaction.install(ip))
         state.disposers.append(magics.install(ip, state))
         state.disposers.append(_install_chat(ip, state))
         state.disposers.append(_install_approvals(state))

@@ -28,7 +28,7 @@ LIVE = (
     "script, img, iframe, object, embed, form, input, video, audio, svg, math, "
     "style, link, meta, base, template, marquee, body, source, details, x-y"
 )
-AUDIT = """([cell, live]) => {
+AUDIT = """(cell, live) => {
     const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
     const bad = [];
     for (const out of outputs) {
@@ -79,12 +79,8 @@ def test_hostile_model_text_runs_nothing(page: Any, lab_server: LabServer) -> No
     # Let a would-be onerror, onload or ontoggle handler fire.
     page.wait_for_timeout(1000)
 
-    chats = _cell(page, CHAT_CELL).evaluate(
-        AUDIT, [_cell(page, CHAT_CELL).element_handle(), LIVE]
-    )
-    replay = _cell(page, REPLAY_CELL).evaluate(
-        AUDIT, [_cell(page, REPLAY_CELL).element_handle(), LIVE]
-    )
+    chats = _cell(page, CHAT_CELL).evaluate(AUDIT, LIVE)
+    replay = _cell(page, REPLAY_CELL).evaluate(AUDIT, LIVE)
     # One reply and one usage line per chat; every reply as trusted HTML.
     assert chats["outputs"] >= 2 * 2 * len(CORPUS)
     assert chats["trusted"] == chats["outputs"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -99,10 +98,8 @@ def test_many_hostile_checks_share_one_budget() -> None:
             "xs": {"type": "array", "items": {"type": "string", "pattern": "^(a|aa)+$"}}
         },
     }
-    validate = compile_json_schema_validator(schema)
-    started = time.monotonic()
-    violations = validate({"xs": ["a" * 40 + "!"] * 100})
-    assert time.monotonic() - started < 2.0  # 0.2 s of budget, on a loaded machine
+    took, violations = _validate_in_child(schema, {"xs": ["a" * 40 + "!"] * 100})
+    assert took < 2.0  # 0.2 s of budget, on a loaded machine
     assert len(violations) == 100
 
 
