@@ -12,7 +12,8 @@ does with the ``text/html`` part, it holds no markup the text wrote.
 
 :func:`stable_prefix` tells a streaming display how much of a growing
 text is made of finished top-level blocks, so those can be shown once
-and only the unfinished tail is re-sent.
+and only the unfinished tail is re-sent; :func:`split_point` also cuts a
+single long block (a code fence is closed and reopened around the cut).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-__all__ = ["model_text_html", "stable_prefix"]
+__all__ = ["model_text_html", "split_point", "stable_prefix"]
 
 _TAGS: Final = frozenset(
     {
@@ -95,3 +96,23 @@ def stable_prefix(text: str) -> int:
     for _ in range(starts[-1]):
         end = next(breaks).end()
     return end
+
+
+def split_point(text: str) -> tuple[int, str, str]:
+    """Where to cut a long streaming ``text``: ``(n, close, reopen)``.
+
+    Render ``text[:n] + close`` as a finished display and go on with
+    ``reopen + text[n:]``. Between finished blocks when there are any;
+    otherwise after the last whole line (or at the end), closing and
+    reopening a top-level code fence that the cut falls in.
+    """
+    cut = stable_prefix(text)
+    if cut > 0:
+        return cut, "", ""
+    cut = text.rfind("\n") + 1 or len(text)
+    tokens = [t for t in _parser().parse(text) if t.level == 0 and t.map]
+    fence = tokens[-1] if tokens and tokens[-1].type == "fence" else None
+    if fence is None or text.count("\n", 0, cut) >= fence.map[1]:
+        return cut, "", ""
+    opening = text[: text.find("\n") + 1]
+    return cut, fence.markup + "\n", opening

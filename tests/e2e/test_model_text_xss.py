@@ -52,7 +52,8 @@ AUDIT = """(cell, live) => {
         html: cell.querySelectorAll('.jp-RenderedHTMLCommon').length,
         markdown: cell.querySelectorAll('.jp-RenderedMarkdown').length,
         links: cell.querySelectorAll('.jp-OutputArea-output a[href]').length,
-        live: [...cell.querySelectorAll(live)].map(e => e.localName),
+        live: outputs.flatMap(o => [...o.querySelectorAll(live)])
+            .map(e => e.localName),
         bad,
         text: cell.querySelector('.jp-OutputArea').innerText,
     };
