@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
+from dsh_nb.tools.outcome import STATUSES as CORE_STATUSES
+from dsh_nb.tools.outcome import ToolOutcome
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -23,6 +25,8 @@ __all__ = [
     "CARD_MIME",
     "RESULT_VIEWS",
     "STATUSES",
+    "card_status",
+    "classify",
     "CardLimits",
     "CardModel",
     "TraceEntry",
@@ -31,15 +35,24 @@ __all__ = [
 CARD_MIME: Final = "application/vnd.dsh.tool-card+json"
 """The MIME type of a card's JSON render intent (see :func:`render_card`)."""
 
+
+def card_status(status: str) -> str:
+    """The card's name for a core status: the card says ``timed-out``."""
+    return "timed-out" if status == "timeout" else status
+
+
+def classify(outcome: ToolOutcome) -> str:
+    """A finished call's card status: the core's outcome, named for cards."""
+    return card_status(outcome.status)
+
+
+#: A card's statuses: the three a live call passes through, then the core's
+#: final ones (:data:`dsh_nb.tools.outcome.STATUSES`) in the card's words.
 STATUSES: Final = (
     "pending",
     "awaiting-approval",
     "running",
-    "done",
-    "denied",
-    "error",
-    "timed-out",
-    "cancelled",
+    *(card_status(s) for s in CORE_STATUSES),
 )
 CALL_VIEWS: Final = (GenericCallView, TerminalCallView, DiffCallView)
 RESULT_VIEWS: Final = (GenericResultView, TerminalResultView, DiffResultView)
@@ -80,12 +93,18 @@ class CardLimits:
     max_diff_bytes
         Size of one file's old or new text (UTF-8) above which it is not
         diffed at all.
+    max_fallback_diff_lines
+        Diff rows the static fallbacks (HTML, Markdown) draw. JupyterLab
+        renders the card's JSON, which keeps up to ``max_diff_lines``;
+        the fallbacks serve VS Code, nbviewer and GitHub, and a saved
+        notebook would otherwise carry every row three times.
     """
 
     max_output_lines: int = 40
     max_output_chars: int = 200_000
     max_diff_lines: int = 2_000
     max_diff_bytes: int = 2_000_000
+    max_fallback_diff_lines: int = 200
 
     def __post_init__(self) -> None:
         for f in fields(self):

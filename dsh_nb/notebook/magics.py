@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import (
@@ -37,8 +37,10 @@ from dsh_nb.cards.listing import (
 )
 from dsh_nb.models import wire
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (
+    ToolCell,
     build_definition,
     parse_timeout,
     pick_function,
@@ -58,36 +60,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.definition import ToolDefinition
     from dsh_nb.tools.execution import ToolExecutionResult
 
-    _F = TypeVar("_F", bound=Callable[..., Any])
-
-    class _Decorator(Protocol):
-        def __call__(self, fn: _F, /) -> _F: ...
-
-    # IPython's magic_arguments is untyped; these are its real signatures.
-    def magic_arguments() -> _Decorator: ...
-    def argument(*args: Any, **kwargs: Any) -> _Decorator: ...
-    def _parse_argstring(magic_func: Callable[..., Any], argstring: str) -> Any: ...
-
-else:
-    from IPython.core.magic_arguments import argument, magic_arguments
-    from IPython.core.magic_arguments import parse_argstring as _parse_argstring
-
-__all__ = ["ToolMagics", "install", "parse_argstring"]
-
-
-def parse_argstring(magic_func: Callable[..., Any], line: str, magic: str) -> Any:
-    """Parse a magic line; a line that cannot be split is a ``UsageError``.
-
-    IPython's splitter raises ``ValueError`` for an unclosed quote, which
-    would show as a traceback; ``magic`` (``%tool_policy``) names the line.
-    """
-    try:
-        return _parse_argstring(magic_func, line)
-    except ValueError as exc:
-        reason = str(exc).lower() or "cannot be split into words"
-        raise UsageError(
-            f"{magic} {line.strip()}: {reason}; close the quote or escape it"
-        ) from None
+__all__ = ["ToolMagics", "install"]
 
 
 @magics_class
@@ -146,6 +119,16 @@ class ToolMagics(Magics):
         )
         self._register(definition)
         name = definition.name
+        transform: Callable[[str], str] = shell.transform_cell
+        self.state.tool_cells[name] = ToolCell(
+            found=found,
+            definition=definition,
+            description=description,
+            timeout_ms=timeout_ms,
+            coerce=args.coerce,
+            source=transform(cell),
+            number=shell.execution_count,
+        )
         entry = self.state.policies.get(name)
         if args.ask or args.deny:
             policy = "ask" if args.ask else "deny"
@@ -210,6 +193,9 @@ class ToolMagics(Magics):
         as a card). ``%tools connect NAME [--url URL] [--header 'K: V']
         [-- COMMAND ARGS...]`` brings an MCP server's tools in as
         ``NAME_tool``; ``%tools connect --close NAME`` closes it.
+        ``%tools export FILE.py [NAMES...] [--force]`` writes the tools, their
+        cells' code, policies, listeners and guards as a module that builds
+        ``registry``; what cannot be exported is listed and nothing written.
 
         Examples
         --------
@@ -224,8 +210,14 @@ class ToolMagics(Magics):
             %tools serve --stop
             %tools connect time -- mcp-server-time --local-timezone UTC
             %tools connect --close time
+            %tools export tools.py
         """
         head = line.split(None, 1)
+        if head and head[0] == "export":
+            from dsh_nb.notebook.exportmagic import export
+
+            export(self.state, head[1] if len(head) > 1 else "")
+            return None
         if head and head[0] in ("serve", "connect"):
             from dsh_nb.notebook import mcpmagic
 
@@ -380,9 +372,15 @@ class ToolMagics(Magics):
 
     @magic_arguments()
     @argument("--save", metavar="FILE", help="write the events as JSON Lines")
+    @argument("--follow", metavar="FILE", nargs="?", const="", help="show new calls")
+    @argument("--stop", action="store_true", help="with --follow: stop following")
     @line_magic
     def tool_log(self, line: str) -> Table | None:
-        """Show the session's events, or save them for ``dsh_nb.replay``.
+        """Show the session's events, save them, or follow a server's journal.
+
+        ``--follow FILE`` shows each call another process (a server run
+        with ``--journal FILE``) appends to FILE, live, as cards under this
+        cell, until ``%tool_log --follow --stop`` or the next ``--follow``.
 
         Examples
         --------
@@ -390,8 +388,15 @@ class ToolMagics(Magics):
 
             %tool_log
             %tool_log --save session.jsonl
+            %tool_log --follow journal.jsonl
+            %tool_log --follow --stop
         """
         args = parse_argstring(self.tool_log, line, "%tool_log")  # type: ignore[misc]
+        if args.follow is not None or args.stop:
+            from dsh_nb.notebook.follow import run
+
+            run(self.state, unquote(args.follow or ""), stop=args.stop)
+            return None
         session = self.state.agent.session
         if args.save:
             path = unquote(args.save)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import (
@@ -80,10 +82,12 @@ class KernelState:
         config.session = self.agent.session
         set_max_result_bytes(self.agent.session, config.max_result_bytes)
         self.presenter = ToolPresenter(self.registry)
+        self.runner = KernelRunner(self)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}
         self.policies: dict[str, PolicyEntry] = {}
         self.tools: dict[str, Disposer] = {}
+        self.tool_cells: dict[str, ToolCell] = {}  # what %tools export reads
         self.listeners: dict[tuple[str, str, int], Disposer] = {}
         self.disposers: list[Callable[[], object]] = []
         self._calls = 0
@@ -118,6 +122,7 @@ class KernelState:
         for undo in (*self.tools.values(), *self.listeners.values()):
             undo()
         self.tools.clear()
+        self.tool_cells.clear()
         self.listeners.clear()
         if self.registry.threads is not None:
             self.registry.threads.shutdown()
@@ -212,6 +217,7 @@ class KernelState:
         call_id: str | None = None,
         agent: Agent | None = None,
         signal: AbortSignal | None = None,
+        door: str = "cell",
     ) -> LiveCall:
         """Create the live card of one call; show it with ``.show()``."""
         if call_id is None:
@@ -224,6 +230,7 @@ class KernelState:
             call_id=call_id,
             agent=agent or self.agent,
             signal=signal,
+            door=door,
         )
 
 
