@@ -33,7 +33,6 @@ from dsh_nb.tools.abort import AbortError
 from dsh_nb.tools.definition import ToolDefinition, define_tool
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.names import check_tool_name, suggest_tool_name
-from dsh_nb.tools.secrets import secret_settings
 
 if TYPE_CHECKING:
     from mcp import Client, types
@@ -419,10 +418,6 @@ async def connect_mcp(
             "connect_mcp() needs the registry its tools go into (registry=); "
             "dsh_nb.connect_mcp() uses the notebook's own"
         )
-    # An Authorization header or a server's token in its environment is
-    # redacted from every text shown or stored from now on.
-    secret_settings(headers)
-    secret_settings(env)
     key = (id(registry), name)
     previous = _OPEN.get(key)
     if previous is not None:
