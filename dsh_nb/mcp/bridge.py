@@ -223,26 +223,38 @@ def _parser(prog: str, what: str) -> argparse.ArgumentParser:
 
 
 def print_config(argv: list[str]) -> int:
-    """``mcp-config``: the URL and header for an HTTP-only client."""
+    """``mcp-config``: the URL and header, and settings that launch the bridge."""
+    import json
+    import shlex
+
     from dsh_nb.mcp.clientconfig import client_config
+    from dsh_nb.mcp.runtime import pick, scan
 
     args = _parser("mcp-config", "Print how to reach a serving kernel.").parse_args(
         argv
     )
-    entry = find_entry(_target(args))
+    target = _target(args)
+    entries, skipped = scan()
+    for name, why in skipped.items():
+        print(f"skipped {name}: it {why}", file=sys.stderr)
+    entry = pick(entries, target)
     if entry is None:
         print(
             "no dsh_nb MCP server is running; start one with %tools serve",
             file=sys.stderr,
         )
         return 1
-    import json
-
+    config = client_config(entry.name)
     print(f"URL:    {entry.url}")
     print(f"Header: Authorization: Bearer {entry.token}")
     print()
-    print("Or let the client launch the bridge (no token in its settings):")
-    print(json.dumps(client_config(entry.name)["claude_code"], indent=2))
+    print("Or let the client launch the bridge (no token in its settings).")
+    print("Claude Code (.mcp.json) and Cursor (.cursor/mcp.json):")
+    print(json.dumps(config["claude_code"], indent=2))
+    print("VS Code (.vscode/mcp.json):")
+    print(json.dumps(config["vscode"], indent=2))
+    print("The MCP Inspector:")
+    print(shlex.join(config["inspector"]))
     return 0
 
 
