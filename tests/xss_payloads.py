@@ -8,7 +8,7 @@ so a failing test names the payload.
 
 from __future__ import annotations
 
-__all__ = ["PAYLOADS", "XSS_FLAG"]
+__all__ = ["MARKDOWN_PAYLOADS", "PAYLOADS", "XSS_FLAG"]
 
 XSS_FLAG = "__dsh_xss"
 """The ``window`` property a payload sets if it ever runs in a browser."""
@@ -135,3 +135,62 @@ PAYLOADS: tuple[tuple[str, str], ...] = (
     ("json-breakout", f'"}}</script><script>{_JS}</script>'),
     ("long-tag", "<" + "a" * 5000 + " onclick=alert(1)>"),
 )
+
+_IMG = f'<img src=x onerror="{_JS}">'  # a tag CommonMark accepts
+
+MARKDOWN_PAYLOADS: tuple[tuple[str, str], ...] = (
+    # Fences whose container ends before the fence does: what follows the
+    # container is ordinary Markdown, where raw HTML is live.
+    ("list-fence", f"- item\n  ```\n{_IMG}\n```"),
+    ("list-fence-crlf", f"- item\r\n  ```\r\n{_IMG}\r\n```"),
+    ("ordered-list-fence", f'1. x\n   ~~~\n<svg onload="{_JS}">\n~~~'),
+    ("nested-list-fence", f"- a\n  - b\n    ```\n{_IMG}\n    ```"),
+    ("blockquote-fence", f"> ```\n{_IMG}\n```"),
+    ("blockquote-list-fence", f"> - x\n>   ```\n{_IMG}\n```"),
+    ("fence-tilde-backtick", f"~~~\n```\n~~~\n{_IMG}\n```"),
+    ("fence-unclosed", f"```\n{_IMG}"),
+    ("fence-indented-4", f"    ```\n{_IMG}\n    ```"),
+    ("indented-code-then-html", f"    code\n{_IMG}"),
+    ("span-across-lines", f"x `y\nz` {_IMG} `w`"),
+    ("fence-with-backticks", f"```` a`b\n{_IMG}\n````"),
+    # Reference links, entities, autolinks.
+    ("reference-link", f"[x][1]\n\n[1]: javascript:{_JS}"),
+    ("reference-link-entity", f"[x][a]\n\n[a]: &#106;avascript:{_JS}"),
+    ("reference-link-angle", f'[x]\n\n[x]: <javascript:{_JS}> "t"'),
+    ("reference-collapsed", f"[x][]\n\n[x]: JAVASCRIPT:{_JS}"),
+    ("link-entity-scheme", f"[x](&#106;avascript:{_JS})"),
+    ("link-hex-entity-scheme", f"[x](&#x6A;avascript:{_JS})"),
+    ("link-entity-colon", f"[x](javascript&#58;{_JS})"),
+    ("link-named-colon", f"[x](javascript&colon;{_JS})"),
+    ("link-percent-scheme", f"[x](%6Aavascript:{_JS})"),
+    ("link-spaces", f"[x]( javascript:{_JS} )"),
+    ("link-angle", f"[x](<javascript:{_JS}>)"),
+    ("link-vbscript", "[x](vbscript:msgbox(1))"),
+    ("link-data", "[x](data:text/html;base64,PHNjcmlwdD4=)"),
+    ("link-title-breakout", f'[x](http://a.example "\\"onmouseover={_JS}")'),
+    ("link-text-html", f"[{_IMG}](http://a.example)"),
+    ("image-alt-html", f"![{_IMG}](x)"),
+    ("image-javascript", f"![x](javascript:{_JS})"),
+    ("autolink-javascript", f"<javascript:{_JS}>"),
+    ("autolink-entity", f"<&#106;avascript:{_JS}>"),
+    ("autolink-data", f"<data:text/html,<script>{_JS}</script>>"),
+    ("autolink-vbscript", "<vbscript:msgbox(1)>"),
+    ("entity-tag", "&lt;img src=x onerror=alert(1)&gt;"),
+    ("entity-numeric-tag", "&#60;img src=x onerror=alert(1)&#62;"),
+    ("backslash-tag", f"\\{_IMG}"),
+    # Raw HTML blocks and inline HTML.
+    ("html-block-div", f"<div>\n{_IMG}\n</div>"),
+    ("html-block-custom", f'<x-y onclick="{_JS}">\n'),
+    ("html-block-comment", f"<!--\n-->{_IMG}"),
+    ("html-block-pre", f"<pre>\n</pre>{_IMG}"),
+    ("html-inline", f"a {_IMG} b"),
+    ("html-in-heading", f"# {_IMG}"),
+    ("html-in-table", f"| a |\n|---|\n| {_IMG} |"),
+    ("html-in-emphasis", f"*{_IMG}*"),
+    # Setext headings: the underline turns the line above into a heading.
+    ("setext-html", f"{_IMG}\n==="),
+    ("setext-then-html", f"Title\n---\n<script>{_JS}</script>"),
+    ("setext-in-list", f"- a\n  ===\n{_IMG}"),
+    ("setext-lazy", f"> quote\n{_IMG}\n---"),
+)
+"""Markdown-specific attacks on text shown as Markdown (a model's reply)."""

@@ -11,9 +11,10 @@ Decisions, documented once:
 
 * Responses stream (SSE), never JSON: an approval may take minutes, and a
   JSON response hits the client's read timeout; SSE pings keep it alive.
-* ``session_idle_timeout`` is off: a desktop client that sits idle for half
-  an hour would otherwise get 404 and have to start over. Sessions end when
-  the client closes them or the server stops.
+* A session idle for :data:`SESSION_IDLE_S` (an hour) ends: sessions that
+  never end grow the kernel's memory and the panel without bound. A client
+  that comes back after that gets 404 and starts a new session, as the
+  protocol says; a call in flight keeps its session alive.
 * DNS-rebinding protection is on; a non-loopback host needs
   ``allow_remote=True`` and logs a warning.
 """
@@ -32,13 +33,17 @@ from typing import TYPE_CHECKING, Any
 from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp._auth import BearerGate, new_token
 from dsh_nb.mcp.runtime import remove_entry, write_entry
+from dsh_nb.tools.secrets import add_secret
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.runner import CallRunner
     from dsh_nb.tools.session import Agent
 
-__all__ = ["McpServer", "serve_mcp"]
+__all__ = ["SESSION_IDLE_S", "McpServer", "serve_mcp"]
+
+SESSION_IDLE_S = 3600.0
+"""Seconds without a request after which a client's session ends."""
 
 _log = logging.getLogger(__name__)
 _STOP_S = 5.0
@@ -89,6 +94,7 @@ class McpServer:
         self.registry = registry
         self.host = host
         self.token = token
+        add_secret(token)  # redacted wherever text is shown or stored
         self.name = name
         self._requested_port = port
         self.port = 0
@@ -143,7 +149,7 @@ class McpServer:
         try:
             app = self._adapter.build(loop).streamable_http_app(
                 json_response=False,
-                session_idle_timeout=None,
+                session_idle_timeout=SESSION_IDLE_S,
                 host=self.host,
                 transport_security=_security(self.host, self.port),
             )

@@ -7,6 +7,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final
 
+from dsh_nb.tools.secrets import secret_settings
+
 __all__ = ["make_transport"]
 
 _PARSE_FAILURE: Final = "Failed to parse JSONRPC message from server"
@@ -35,8 +37,12 @@ def make_transport(
     A stdio server's stderr goes to a temporary file appended to
     ``stderr_sink``, so a failure can quote its last lines. stdio speaks
     the handshake era (what published servers speak today); HTTP
-    negotiates (``auto``).
+    negotiates (``auto``). Secret-named ``headers`` and ``env`` values (an
+    ``Authorization`` header, a server's token) are registered as secrets,
+    redacted from every text shown or stored from now on.
     """
+    secret_settings(headers)
+    secret_settings(env)
     if command is not None:
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client

@@ -28,6 +28,7 @@ from dsh_nb.tools import journal
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall, answer_calls
+from dsh_nb.tools.secrets import add_secret, clean_secret, redact
 from dsh_nb.tools.session import Agent
 
 __all__ = ["PROVIDERS", "Chat", "describe_error", "make_client"]
@@ -37,7 +38,15 @@ CANCELLED = "Error: the call was cancelled before it finished"
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line a person can act on, for a failed model request."""
+    """One line a person can act on, for a failed model request.
+
+    Every registered secret is redacted: an SDK's error may quote the key
+    (a refused header), and a server may quote it in its 401 body.
+    """
+    return redact(_describe(exc))
+
+
+def _describe(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         message = getattr(exc, "message", None) or str(exc)
@@ -57,7 +66,14 @@ def describe_error(exc: BaseException) -> str:
 
 def make_client(provider: str, base_url: str | None, api_key: str | None) -> Any:
     """The provider's official async SDK client, with a clear error if the
-    SDK is missing (``pip install 'dsh_nb[models]'``)."""
+    SDK is missing (``pip install 'dsh_nb[models]'``).
+
+    The key is stripped (a key read from a file ends in a newline, which
+    a header refuses) and registered as a secret, redacted wherever text
+    is shown or stored.
+    """
+    api_key = clean_secret(api_key) if isinstance(api_key, str) else api_key
+    add_secret(api_key)
     # Imported here: each SDK takes 0.3-1 s to import.
     if provider == "anthropic":
         try:
@@ -159,7 +175,10 @@ class Chat:
         self.step_usage: list[Usage] = []
         self._client = client
         self._base_url = base_url
-        self._api_key = api_key
+        self._api_key = clean_secret(api_key) if isinstance(api_key, str) else None
+        add_secret(self._api_key)
+        # A client built by the caller carries its own key.
+        add_secret(getattr(client, "api_key", None))
         self._options = dict(request_options or {})
         self._adapter: Any = None
         self._system_prompt: str | None = None

@@ -29,6 +29,7 @@ from traitlets import CaselessStrEnum, Unicode
 from traitlets.config import Configurable
 
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+from dsh_nb.tools.secrets import clean_secret
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -140,7 +141,7 @@ class ChatMagics(Magics):
 
         cfg = self.settings
         variable = cfg.key_variable()
-        key = os.environ.get(variable)
+        key = clean_secret(os.environ.get(variable) or "")
         if not key and not cfg.base_url:
             raise UsageError(
                 f"no API key: set the {variable} environment variable (or "

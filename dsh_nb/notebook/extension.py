@@ -59,7 +59,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         if previous.shell is ip:
             return
         unload_ipython_extension(previous.shell)
-    from dsh_nb.notebook import magics
+    from dsh_nb.notebook import magics, redaction
     from dsh_nb.notebook.config import DshConfig
 
     config = DshConfig(parent=ip)
@@ -69,6 +69,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         configurables: list[Any] = ip.configurables
         configurables.append(config)
         state.disposers.append(lambda: _remove(configurables, config))
+        state.disposers.append(redaction.install(ip))
         state.disposers.append(magics.install(ip, state))
         state.disposers.append(_install_chat(ip, state))
         state.disposers.append(_install_eval(ip, state))

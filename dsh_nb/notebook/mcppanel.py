@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_CARDS", "McpPanel"]
 
 MAX_CARDS = 8
+_NAMES_SHOWN = 5  # client names in the header; the rest are counted
+_NAME_CHARS = 40
 
 
 def _display(bundle: dict[str, str]) -> DisplayHandle | None:
@@ -31,6 +33,19 @@ def _display(bundle: dict[str, str]) -> DisplayHandle | None:
     show: Callable[..., Any] = display
     handle: DisplayHandle | None = show(bundle, raw=True, display_id=True)
     return handle
+
+
+def _clients(names: set[str]) -> str:
+    """A bounded line: the header is re-sent on every new client and call."""
+    if not names:
+        return "none yet"
+    ordered = sorted(names)
+    shown = [
+        n if len(n) <= _NAME_CHARS else n[: _NAME_CHARS - 1] + "…"
+        for n in ordered[:_NAMES_SHOWN]
+    ]
+    more = len(ordered) - len(shown)
+    return ", ".join(shown) + (f" and {more:,} more" if more else "")
 
 
 def _file_name(server: McpServer) -> str:
@@ -107,11 +122,10 @@ class McpPanel:
         server = self._server
         if server is None:
             return {"text/plain": "MCP server: starting"}
-        clients = sorted({a.name for a in server.agents})
+        clients = {a.name for a in server.agents}
         lines = [
             f"MCP server {self._state}: {server.url}",
-            f"clients: {', '.join(clients) if clients else 'none yet'}"
-            f" · calls: {self.total_calls}",
+            f"clients: {_clients(clients)} · calls: {self.total_calls}",
             f"token: in {_file_name(server)} in the Jupyter runtime folder"
             " (jupyter --runtime-dir); it is never shown",
             "settings for a client: python -m dsh_nb mcp-config"

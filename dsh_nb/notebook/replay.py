@@ -315,8 +315,8 @@ def _conversation(
     shown: bool,
     label: str,
 ) -> Replay:
+    from dsh_nb.cards.modeltext import model_text_html
     from dsh_nb.notebook.chatreplay import conversation_items, load_messages
-    from dsh_nb.notebook.chatview import safe_markdown
 
     # Some servers reuse call ids (llama.cpp's "call_0"): pair in order.
     by_id: dict[str, list[CallEntry]] = {}
@@ -336,10 +336,11 @@ def _conversation(
             bundle: Any = card
         else:
             speaker = "you" if kind == "user" else "model"
-            text = safe_markdown(item)
-            bundle = {"text/markdown": text, "text/plain": f"{speaker}: {item}"}
-            if kind == "user":
-                bundle["text/markdown"] = f"**you:** {text}"
+            said = f"**you:** {item}" if kind == "user" else item
+            bundle = {
+                "text/html": model_text_html(said),
+                "text/plain": f"{speaker}: {item}",
+            }
         if shown:
             from IPython.display import display as _show
 

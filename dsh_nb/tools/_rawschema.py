@@ -3,7 +3,9 @@
 Split out of ``schema.py`` because raw schemas are a second input format with
 their own engine: jsonschema, imported lazily inside
 :func:`compile_json_schema_validator` because that import costs over a second
-next to JupyterLab. Its violations are reworded to read like the DSL's.
+next to JupyterLab. Its violations are reworded to read like the DSL's, and
+its patterns are matched under a time limit (``_patterns.py``): a schema
+may come from a hostile MCP server.
 Import it through :mod:`dsh_nb.tools.schema`, which re-exports it; this
 module imports the shared helpers from there.
 """
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from dsh_nb.tools._dsl import _MISSING, _NOT_OBJECT, Validator, _copy_json
+from dsh_nb.tools._patterns import guarded_validator, pattern_budget, pattern_problem
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import compact_json
 
@@ -72,13 +75,17 @@ def compile_json_schema_validator(
         raise ToolDefinitionError(
             f"{where}parameters is not a valid JSON Schema: {exc.message} (at {at})"
         ) from None
-    validator = cls(plain)
+    problem = pattern_problem(plain)
+    if problem is not None:
+        raise ToolDefinitionError(f"{where}parameters: {problem}")
+    validator = guarded_validator(cls)(plain)
 
     def validate(args: object) -> list[str]:
         if not isinstance(args, dict):
             return [_NOT_OBJECT]
         try:
-            found = list(validator.iter_errors(args))
+            with pattern_budget():
+                found = list(validator.iter_errors(args))
             keyed = [(_order(plain, e), i, _violation(e)) for i, e in enumerate(found)]
         except Exception as exc:  # noqa: BLE001 - keep the validator total
             return [f'"arguments" could not be validated: {type(exc).__name__}']

@@ -17,6 +17,7 @@ from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.secrets import redact
 from dsh_nb.tools.surrogates import escape_tree
 
 __all__ = ["Agent", "SessionLog", "defer"]
@@ -205,9 +206,10 @@ class SessionLog:
         return [e for e in self._built() if e["type"] == type_]
 
     def to_jsonl(self) -> str:
-        """Serialise as JSON Lines, one event a line."""
+        """Serialise as JSON Lines, one event a line, secrets redacted."""
         return "".join(
-            json.dumps(to_plain(e), ensure_ascii=False) + "\n" for e in self._built()
+            redact(json.dumps(to_plain(e), ensure_ascii=False)) + "\n"
+            for e in self._built()
         )
 
     def write_jsonl(self, path: str | os.PathLike[str]) -> None:

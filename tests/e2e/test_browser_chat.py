@@ -27,7 +27,7 @@ def test_streamed_reply_tool_card_and_approval(
 ) -> None:
     run_notebook(page, lab_server, "chat.ipynb")
     cell = _cell(page, CHAT_CELL)
-    reply = cell.locator(".jp-RenderedMarkdown").first
+    reply = cell.locator(".jp-RenderedHTML").first
     expect(reply).to_contain_text("Once upon a time", timeout=TIMEOUT_MS)
     # Seen while streaming: the text is there, its end is not yet.
     assert "THE END." not in reply.inner_text()
@@ -45,9 +45,7 @@ def test_streamed_reply_tool_card_and_approval(
     expect(cell.locator(".jp-OutputArea-output").last).to_have_text(
         "2 steps · 20 in · 10 out tokens", timeout=TIMEOUT_MS
     )
-    expect(cell.locator(".jp-RenderedMarkdown").last).to_have_text(
-        "The note is written."
-    )
+    expect(cell.locator(".jp-RenderedHTML").last).to_have_text("The note is written.")
     expect(_cell(page, AFTER_CELL).locator(".jp-OutputArea-output")).to_have_text(
         "2 requests\n", timeout=TIMEOUT_MS
     )

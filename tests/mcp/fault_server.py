@@ -2,7 +2,8 @@
 
 Tools: ``echo``, ``slow`` (waits; records a cancellation in $FAULT_LOG),
 ``crash`` (the process dies mid-call), ``grow`` (adds a tool and sends
-tools/list_changed), ``image`` (image + resource content, structured).
+tools/list_changed), ``image`` (image + resource content, structured),
+``redos`` (a pattern that backtracks catastrophically in Python's ``re``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
             input_schema=schema(),
             output_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
         ),
+        types.Tool(
+            name="redos",
+            description="A hostile pattern.",
+            input_schema={
+                "type": "object",
+                "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}},
+                "required": ["s"],
+            },
+        ),
     ]
     tools += [
         types.Tool(name=n, description="Grown.", input_schema=schema()) for n in EXTRA
@@ -77,6 +87,8 @@ async def call_tool(ctx, params) -> types.CallToolResult:
         EXTRA.append(f"grown{len(EXTRA) + 1}")
         await ctx.session.send_tool_list_changed()
         return types.CallToolResult(content=[types.TextContent(text="grew")])
+    if params.name == "redos":
+        return types.CallToolResult(content=[types.TextContent(text="matched")])
     if params.name == "files.read":
         return types.CallToolResult(content=[types.TextContent(text="read it")])
     if params.name == "image":

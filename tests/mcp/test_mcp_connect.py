@@ -265,3 +265,41 @@ async def _until(predicate, timeout=15.0):
 
 def test_no_environment_leaks_into_the_module():
     assert "FAULT_LOG" not in os.environ
+
+
+async def test_a_hostile_schema_pattern_never_blocks_the_loop():
+    # ^(a+)+$ against 40 a's and a "!" takes Python's re hours; the alarm
+    # turns a blocked loop into a failure instead of a hung test.
+    import signal
+
+    def blocked(signum, frame):
+        raise TimeoutError("the event loop was blocked for 20 s by a pattern")
+
+    registry = ToolRegistry()
+    conn = await connect_mcp("f", command=FAULT, registry=registry)
+    ticks = 0
+
+    async def tick():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.ensure_future(tick())
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(20)
+    try:
+        started = asyncio.get_running_loop().time()
+        result = await run(registry, "f_redos", s="a" * 40 + "!")
+        took = asyncio.get_running_loop().time() - started
+        assert took < 2.0, took  # 0.2 s of budget; unbounded: hours
+        assert result.is_error and result.error.code == "INVALID_ARGS"
+        assert "'^(a+)+$'" in result.text
+        assert (await run(registry, "f_redos", s="a" * 40)).text == "matched"
+        await asyncio.sleep(0.05)
+        assert ticks >= 3  # the loop kept running
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        ticker.cancel()
+        await conn.close()

@@ -42,9 +42,13 @@ def test_chat_streams_text_cards_and_footer(
     by_id: dict[str, str] = {}
     for o in cell.outputs:
         did = (o["transient"] or {}).get("display_id")
-        if did and "text/markdown" in o["data"] and CARD_MIME not in o["data"]:
-            by_id[did] = o["data"]["text/markdown"]
-    assert list(by_id.values()) == ["Adding.", "The sum is **5**."]
+        html = o["data"].get("text/html", "")
+        if did and html and CARD_MIME not in o["data"] and "Reasoning" not in html:
+            by_id[did] = html
+    assert list(by_id.values()) == [
+        "<p>Adding.</p>\n",
+        "<p>The sum is <strong>5</strong>.</p>\n",
+    ]
     reasoning = [
         o
         for o in cell.outputs

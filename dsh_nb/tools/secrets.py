@@ -1,0 +1,190 @@
+"""The secrets this process was given, and their redaction from text.
+
+An API key or a token reaches text in ways no caller plans: an SDK's
+exception quotes a header it refused, a server quotes the key in its 401
+body, a traceback shows an argument. So a secret is registered once,
+where it is configured (a chat's API key, a served or a connected MCP
+server's token, an MCP server's environment), and every boundary where
+text is shown or stored passes it through :func:`redact`: the kernel's
+outgoing messages, log records, a session log written to a file, a
+model request's error text. Values shorter than 8 characters are not
+registered: they would redact ordinary words.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from urllib.parse import quote
+
+__all__ = [
+    "REDACTED",
+    "add_secret",
+    "clean_secret",
+    "has_secrets",
+    "redact",
+    "redact_value",
+    "secret_settings",
+]
+
+REDACTED: Final = "[secret]"
+_SHORTEST: Final = 8
+_SECRET_NAME: Final = re.compile(
+    r"key|token|secret|passw|auth|credential|cookie|session", re.I
+)
+_lock = threading.Lock()
+_counts: Counter[str] = Counter()
+_pattern: re.Pattern[str] | None = None
+_factory: Callable[..., logging.LogRecord] | None = None
+
+
+def clean_secret(value: str) -> str:
+    """The secret as it is meant: surrounding whitespace dropped.
+
+    A key read from a file keeps its trailing newline, which an HTTP
+    client refuses in a header (quoting the key in its error).
+    """
+    return value.strip()
+
+
+def add_secret(value: object) -> Callable[[], None]:
+    """Redact ``value`` from every shown or stored text; return an undo.
+
+    A non-string, or a string shorter than 8 characters after
+    :func:`clean_secret`, is ignored (the undo does nothing).
+    """
+    if not isinstance(value, str):
+        return _nothing
+    forms = {value, clean_secret(value)}
+    forms |= {quote(f, safe="") for f in forms}
+    forms = {f for f in forms if len(f) >= _SHORTEST}
+    if not forms:
+        return _nothing
+    with _lock:
+        _counts.update(forms)
+        _rebuild()
+    _install_log_redaction()
+    done = False
+
+    def undo() -> None:
+        nonlocal done
+        if done:
+            return
+        done = True
+        with _lock:
+            _counts.subtract(forms)
+            for form in forms:
+                if _counts[form] <= 0:
+                    del _counts[form]
+            _rebuild()
+
+    return undo
+
+
+def _nothing() -> None:
+    return None
+
+
+def _rebuild() -> None:
+    global _pattern
+    # Longest first, so a secret that contains another is replaced whole.
+    forms = sorted(_counts, key=len, reverse=True)
+    _pattern = re.compile("|".join(map(re.escape, forms))) if forms else None
+
+
+def has_secrets() -> bool:
+    """Whether any secret is registered (a cheap check for hot paths)."""
+    return _pattern is not None
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret replaced by ``[secret]``."""
+    pattern = _pattern
+    if pattern is None or not isinstance(text, str):
+        return text
+    return pattern.sub(REDACTED, text)
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON-like value with every string (keys too) redacted.
+
+    Containers are rebuilt only where something changed, so a value with
+    no secret in it comes back as the same object.
+    """
+    if _pattern is None:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        items = [(redact_value(k), redact_value(v)) for k, v in value.items()]
+        pairs = zip(items, value.items(), strict=True)
+        if all(a is k and b is v for (a, b), (k, v) in pairs):
+            return value
+        return dict(items)
+    if isinstance(value, (list, tuple)):
+        parts = [redact_value(v) for v in value]
+        if all(a is b for a, b in zip(parts, value, strict=True)):
+            return value
+        return type(value)(parts) if isinstance(value, list) else tuple(parts)
+    return value
+
+
+def secret_settings(settings: Mapping[str, object] | None) -> Callable[[], None]:
+    """Register the values of settings whose names say they are secret.
+
+    For an MCP server's ``headers`` (``Authorization``, ``X-Api-Key``) and
+    ``env`` (``GITHUB_TOKEN``): a value under a name with ``key``,
+    ``token``, ``secret``, ``passw``, ``auth``, ``credential``, ``cookie``
+    or ``session`` in it, and the token after ``Bearer``/``Basic``.
+    """
+    undos: list[Callable[[], None]] = []
+    for name, value in (settings or {}).items():
+        if not (isinstance(value, str) and _SECRET_NAME.search(str(name))):
+            continue
+        undos.append(add_secret(value))
+        scheme, _, token = value.strip().partition(" ")
+        if token and scheme.lower() in {"bearer", "basic", "token"}:
+            undos.append(add_secret(token))
+
+    def undo() -> None:
+        for each in undos:
+            each()
+
+    return undo
+
+
+def _install_log_redaction() -> None:
+    """Redact every log record as it is made, once secrets exist.
+
+    A record factory is the one place every logger's records pass, and
+    the record's message and traceback text are fixed there, so no
+    handler (added before or after) can write a secret.
+    """
+    global _factory
+    with _lock:
+        if _factory is not None:
+            return
+        previous = logging.getLogRecordFactory()
+        _factory = previous
+
+    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if _pattern is None:
+            return record
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format string is logging's to report
+            return record
+        record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = redact(text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return record
+
+    logging.setLogRecordFactory(make)

@@ -1,0 +1,210 @@
+"""What a real kernel sends the frontend stays bounded, counted on the wire.
+
+Every iopub display message the kernel sends for a cell is counted (its
+JSON content's size), as a frontend receives it:
+
+- a ``%%chat`` reply streaming 1 MB of text and 1 MB of reasoning through
+  the openai SDK is sent as bounded pieces (only the unfinished tail is
+  re-sent), and the cell keeps 100,000 characters of each with a visible
+  "… N more characters";
+- the MCP panel's header, re-sent on each new client, stays small with
+  1,000 sessions whose clients have 1 KB names;
+- a session left idle ends.
+
+``DSH_TRAFFIC_REPORT=1`` prints the figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kernel_harness import KernelHarness
+
+from dsh_nb.models.replay_server import ReplayServer
+from dsh_nb.models.scripted import Turn
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
+from mcpkit import client
+
+KEEP = 100_000
+DISPLAYS = ("display_data", "update_display_data")
+
+
+def _size(message: Mapping[str, Any]) -> int:
+    return len(json.dumps(message["content"]).encode())
+
+
+def _report(what: str, messages: list[Mapping[str, Any]]) -> None:
+    if os.environ.get("DSH_TRAFFIC_REPORT") == "1":
+        sizes = [_size(m) for m in messages]
+        print(
+            f"\n{what}: {len(sizes)} messages, {sum(sizes):,} bytes, "
+            f"largest {max(sizes, default=0):,} bytes"
+        )
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ReplayServer]:
+    with ReplayServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def kernel(server: ReplayServer) -> Iterator[KernelHarness]:
+    with KernelHarness() as harness:
+        harness.run(
+            "%load_ext dsh_nb\nimport os\n"
+            f"os.environ['REPLAY_KEY'] = {server.token!r}\n"
+            f"%config DshChat.base_url = {server.openai_url!r}\n"
+            "%config DshChat.api_key_env = 'REPLAY_KEY'\n"
+            "%config DshChat.model = 'replay-model'",
+            timeout=60,
+        )
+        yield harness
+
+
+def _reply_text(size: int) -> str:
+    block = (
+        "A paragraph with **bold**, `code` and a [link](https://example.org).\n\n"
+        "```python\nfor i in range(3):\n    print(i)\n```\n\n- one\n- two\n\n"
+    )
+    return (block * (size // len(block) + 1))[:size]
+
+
+def test_a_streamed_reply_is_sent_as_bounded_pieces(
+    kernel: KernelHarness, server: ReplayServer
+) -> None:
+    text = _reply_text(1_000_000)
+    reasoning = ("thinking about it, step by step\n" * 40_000)[:1_000_000]
+    server.add(Turn(text=text, reasoning=reasoning, chunk=1000, chunk_delay=0.001))
+    reply = kernel.execute("%%chat --new\ntell me everything", timeout=240).check()
+    displays = [m for m in reply.messages if m["msg_type"] in DISPLAYS]
+    _report("streamed 2 MB", displays)
+    sizes = [_size(m) for m in displays]
+    # Before: every update re-sent the whole text (2 MB became 254 MB).
+    assert sum(sizes) < 8_000_000, sum(sizes)
+    assert max(sizes) < 64_000, max(sizes)
+
+    final: dict[str, dict[str, Any]] = {}
+    for i, m in enumerate(displays):
+        key = (m["content"].get("transient") or {}).get("display_id", i)
+        final[key] = m["content"]["data"]
+    plain = [d["text/plain"] for d in final.values()]
+    texts = [
+        p
+        for p, d in zip(plain, final.values(), strict=True)
+        if "text/html" in d and "dsh-Reasoning" not in d["text/html"]
+    ]
+    thoughts = [d for d in final.values() if "dsh-Reasoning" in d.get("text/html", "")]
+    # The cell keeps the first 100,000 characters, then says what it left out.
+    assert "".join(texts) == text[:KEEP]
+    assert f"… {len(text) - KEEP:,} more characters" in plain
+    assert f"… {len(reasoning) - KEEP:,} more characters" in plain
+    assert (
+        len(thoughts) > 1 and "<summary>reasoning</summary>" in thoughts[0]["text/html"]
+    )
+    # The whole text is still the conversation's.
+    out = kernel.run(
+        "from dsh_nb.notebook.chatmagic import kernel_chat\n"
+        "print(len(kernel_chat().messages[-1]['content']))"
+    )
+    assert out.stdout.strip() == str(len(text))
+
+
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=2)
+
+
+def _serve(kernel: KernelHarness) -> dict[str, Any]:
+    msg_id = kernel.execute_async("%tools serve")
+    kernel.collect(msg_id, timeout=60).check()
+    runtime = kernel.tmp / "runtime"
+    kernel.wait_for(lambda: list(runtime.glob("dsh-mcp-*.json")), timeout=20)
+    entry = json.loads(next(runtime.glob("dsh-mcp-*.json")).read_text())
+    return {"url": entry["url"], "token": entry["token"], "cell": msg_id}
+
+
+async def _open_sessions(url: str, token: str, count: int) -> int:
+    """Open ``count`` sessions at once (20 handshakes at a time), then close."""
+    opened = 0
+    all_open, release = asyncio.Event(), asyncio.Event()
+    gate = asyncio.Semaphore(20)
+
+    async def one(i: int) -> None:
+        nonlocal opened
+        name = f"client-{i:04d}-" + "x" * 1000
+        await gate.acquire()
+        held = True
+        try:
+            # Entered and left in this task, as anyio's cancel scopes need.
+            async with client(url, token, name=name) as c:
+                await c.list_tools()
+                opened += 1
+                gate.release()
+                held = False
+                if opened == count:
+                    all_open.set()
+                await release.wait()
+        finally:
+            if held:
+                gate.release()
+
+    tasks = [asyncio.ensure_future(one(i)) for i in range(count)]
+    try:
+        await asyncio.wait_for(all_open.wait(), 540)
+    finally:
+        release.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return opened
+
+
+def test_the_mcp_panel_header_stays_small_with_1000_sessions(
+    kernel: KernelHarness,
+) -> None:
+    served = _serve(kernel)
+    done = _POOL.submit(
+        lambda: asyncio.run(_open_sessions(served["url"], served["token"], 1000))
+    )
+    kernel.wait_for(done.done, timeout=600, what="1,000 MCP sessions")
+    assert done.result() == 1000
+    messages = [m for m in kernel.messages(served["cell"]) if m["msg_type"] in DISPLAYS]
+    header_id = messages[0]["content"]["transient"]["display_id"]
+    header = [
+        m for m in messages if m["content"]["transient"]["display_id"] == header_id
+    ]
+    _report("panel header, 1,000 sessions", header)
+    sizes = [_size(m) for m in header]
+    # Before: 877 MB, the largest message 2 MB.
+    assert max(sizes) < 4_000, max(sizes)
+    assert sum(sizes) < 4_000_000, sum(sizes)
+    assert "and 9" in header[-1]["content"]["data"]["text/plain"]  # "and 995 more"
+    kernel.run("%tools serve --stop")
+
+
+def test_an_idle_session_ends(kernel: KernelHarness) -> None:
+    kernel.run(
+        "import dsh_nb.mcp.server as mcp_server\nmcp_server.SESSION_IDLE_S = 1.0"
+    )
+    served = _serve(kernel)
+
+    async def idle() -> None:
+        async with client(served["url"], served["token"], name="idler") as c:
+            await c.list_tools()
+            await asyncio.sleep(3)
+
+    agents = (
+        "from dsh_nb.notebook import mcpglue, extension\n"
+        "print(len(mcpglue.for_state(extension.current_state()).server.agents))"
+    )
+    done = _POOL.submit(lambda: asyncio.run(idle()))
+    kernel.wait_for(lambda: kernel.run(agents).stdout.strip() == "1", timeout=20)
+    kernel.wait_for(lambda: kernel.run(agents).stdout.strip() == "0", timeout=20)
+    kernel.wait_for(done.done, timeout=30)
+    kernel.run("%tools serve --stop\nmcp_server.SESSION_IDLE_S = 3600.0")
