@@ -25,6 +25,7 @@ import contextlib
 import logging
 import sys
 import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
@@ -223,27 +224,65 @@ def _parser(prog: str, what: str) -> argparse.ArgumentParser:
 
 
 def print_config(argv: list[str]) -> int:
-    """``mcp-config``: the URL and header for an HTTP-only client."""
-    from dsh_nb.mcp.clientconfig import client_config
+    """``mcp-config``: how a client reaches a server.
 
-    args = _parser("mcp-config", "Print how to reach a serving kernel.").parse_args(
-        argv
+    With ``MODULE[:ATTR]``: the settings that launch ``serve`` on stdio.
+    Else the URL and header of a running HTTP server (a kernel's or a
+    standalone one), and the settings that launch the bridge to it.
+    """
+    import json
+
+    from dsh_nb.mcp.clientconfig import client_config, serve_config
+
+    parser = _parser("mcp-config", "Print how to reach a dsh_nb MCP server.")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        metavar="MODULE[:ATTR]",
+        help="print the settings that launch `serve MODULE --stdio`",
     )
+    parser.add_argument(
+        "--journal", metavar="FILE", help="with MODULE: add --journal FILE"
+    )
+    args = parser.parse_args(argv)
+    if args.target is not None:
+        if args.kernel or args.latest:
+            parser.error("give MODULE or --kernel/--latest, not both")
+        from dsh_nb.mcp.target import module_file
+
+        target = module_file(args.target)
+        journal = str(Path(args.journal).resolve()) if args.journal else None
+        config = serve_config(target, journal=journal, server=_server_name(target))
+        print("Claude Code (.mcp.json, or claude mcp add-json NAME '<json>'):")
+        print(json.dumps(config["claude_code"], indent=2))
+        print()
+        print("Cursor (.cursor/mcp.json):")
+        print(json.dumps(config["cursor"], indent=2))
+        print()
+        print("VS Code (.vscode/mcp.json):")
+        print(json.dumps(config["vscode"], indent=2))
+        return 0
     entry = find_entry(_target(args))
     if entry is None:
         print(
-            "no dsh_nb MCP server is running; start one with %tools serve",
+            "no dsh_nb MCP server is running; start one with %tools serve in a "
+            "notebook, or python -m dsh_nb serve MODULE --http",
             file=sys.stderr,
         )
         return 1
-    import json
-
     print(f"URL:    {entry.url}")
     print(f"Header: Authorization: Bearer {entry.token}")
     print()
     print("Or let the client launch the bridge (no token in its settings):")
     print(json.dumps(client_config(entry.name)["claude_code"], indent=2))
     return 0
+
+
+def _server_name(target: str) -> str:
+    """A settings key for a module: its last name part, e.g. ``tools``."""
+    stem = Path(target.split(":")[0]).name.removesuffix(".py").split(".")[-1]
+    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in stem)
+    return cleaned or "dsh_nb"
 
 
 def main(argv: list[str]) -> int:

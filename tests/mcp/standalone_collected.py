@@ -1,0 +1,21 @@
+"""A module with ``@tool`` functions and no registry: serve collects them."""
+
+from __future__ import annotations
+
+from dsh_nb import tool
+
+
+@tool
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"hello {name}"
+
+
+@tool
+def square(x: int) -> str:
+    """Square an integer."""
+    return str(x * x)
+
+
+alias = square  # the same tool twice is served once
+not_a_tool = 42
