@@ -2,7 +2,7 @@
 
 ``MODULE`` is a dotted module name (found on ``sys.path``, the current
 folder first, as ``python -m`` has it) or a path to a ``.py`` file (its
-folder goes on ``sys.path``, so its sibling imports work). ``ATTR`` is a
+folder goes at the end of ``sys.path``, so its sibling imports work). ``ATTR`` is a
 dotted attribute of it: a :class:`~dsh_nb.tools.registry.ToolRegistry`,
 which is served as it is (its policies, listeners and guards included), a
 module, or a single tool; a module's ``@tool`` functions are collected into
@@ -57,7 +57,9 @@ def _import_file(path: Path) -> ModuleType:
         raise TargetError(f"no such file: {str(path)!r}")
     folder = str(path.parent.resolve())
     if folder not in sys.path:
-        sys.path.insert(0, folder)
+        # Last, not first: a sibling named like a package (``mcp.py``) must
+        # not shadow what the server itself imports.
+        sys.path.append(folder)
     name = path.stem
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
