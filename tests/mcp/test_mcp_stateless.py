@@ -13,7 +13,10 @@ import asyncio
 from collections import Counter
 from pathlib import Path
 
+import httpx2
 import pytest
+from mcp import Client, types
+from mcp.client.streamable_http import streamable_http_client
 from mcpkit import client as http_client
 from nginxkit import nginx, nginx_binary, port_of
 from servekit import error_code, http_server, journal
@@ -58,6 +61,23 @@ async def test_two_stateless_replicas_behind_nginx_answer_each_call_once(
         async with http_client(url, TOKEN) as c:
             bad = await c.call_tool("where", {"client": "x"})
         assert error_code(bad) == "INVALID_ARGS"
+        # No replica saw this request's initialize, so none knows the client
+        # could be asked: an ask gets the headless outcome (deny).
+        asked: list[object] = []
+
+        async def on_elicit(ctx: object, params: object) -> object:
+            asked.append(params)
+            return types.ElicitResult(action="accept")
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"})
+        async with Client(
+            streamable_http_client(url, http_client=http),
+            mode="legacy",
+            elicitation_callback=on_elicit,
+        ) as c:
+            denied = await c.call_tool("delete_file", {"path": "p"})
+        assert denied.is_error and not asked
+        assert "no approval channel is available" in denied.content[0].text
         pids = {a.proc.pid: 0, b.proc.pid: 1}
 
     answered: Counter[tuple[int, int]] = Counter()
