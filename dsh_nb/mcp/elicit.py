@@ -9,7 +9,8 @@ pipeline and the approval sub-task inherit it.
 
 * The client declared form elicitation and the request can still reach
   it: an ``elicitation/create`` request on the call's own stream, a form
-  with no fields (the question is the message). ``accept`` is
+  with no fields (the question is the message). A 2026-07-28 client gets
+  the same form as an ``input_required`` round instead (:mod:`.rounds`). ``accept`` is
   ``allowed-once``, ``decline`` is ``rejected``, ``cancel`` is
   ``cancelled``; an error or a malformed answer fails closed
   (``unavailable``).
@@ -37,6 +38,7 @@ from dsh_nb.tools.errors import error_message
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
+    from dsh_nb.mcp.rounds import Channel
     from dsh_nb.tools.approval import ApprovalOutcome, ApprovalRequest
     from dsh_nb.tools.registry import ToolRegistry
 
@@ -45,6 +47,7 @@ __all__ = [
     "ServedCall",
     "answer_by_elicitation",
     "can_elicit",
+    "declares_elicitation",
     "mount_approvals",
     "serving",
 ]
@@ -67,36 +70,51 @@ _ACTIONS: Final[Mapping[str, ApprovalOutcome]] = {
 
 @dataclass(frozen=True, slots=True)
 class ServedCall:
-    """The MCP request one served call came in on."""
+    """The MCP request one served call came in on.
+
+    ``channel`` is set for a 2026-07-28 client that declared elicitation:
+    questions go back as an ``input_required`` round (:mod:`.rounds`).
+    """
 
     ctx: ServerRequestContext[Any, Any]
     arguments: object
+    channel: Channel | None = None
 
 
 _CALL: ContextVar[ServedCall | None] = ContextVar("dsh_nb_mcp_call", default=None)
 
 
 @contextmanager
-def serving(ctx: ServerRequestContext[Any, Any], arguments: object) -> Iterator[None]:
+def serving(
+    ctx: ServerRequestContext[Any, Any],
+    arguments: object,
+    channel: Channel | None = None,
+) -> Iterator[None]:
     """Make ``ctx`` the request of the calls started inside the block."""
-    token = _CALL.set(ServedCall(ctx, arguments))
+    token = _CALL.set(ServedCall(ctx, arguments, channel))
     try:
         yield
     finally:
         _CALL.reset(token)
 
 
-def can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """Whether the client declared form elicitation and can be asked now."""
-    session = ctx.session
-    capabilities = session.client_capabilities
+def declares_elicitation(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the client declared form elicitation (in either era)."""
+    capabilities = ctx.session.client_capabilities
     declared = capabilities.elicitation if capabilities is not None else None
     if declared is None:
         return False
     # An empty ``elicitation: {}`` means form mode (the spec's default).
-    if declared.form is None and declared.url is not None:
-        return False
-    return bool(session.can_send_request) and ctx.request_id is not None
+    return not (declared.form is None and declared.url is not None)
+
+
+def can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the client declared form elicitation and can be asked now."""
+    return (
+        declares_elicitation(ctx)
+        and bool(ctx.session.can_send_request)
+        and ctx.request_id is not None
+    )
 
 
 def _message(request: ApprovalRequest, arguments: object) -> str:
@@ -126,6 +144,9 @@ def answer_by_elicitation(
         request: ApprovalRequest, next_: Callable[[], Awaitable[object]]
     ) -> ApprovalOutcome:
         call = _CALL.get()
+        if call is not None and call.channel is not None:
+            outcome = await call.channel.ask(_message(request, call.arguments))
+            return outcome if outcome in OUTCOMES else "unavailable"
         if call is None or not can_elicit(call.ctx):
             return headless
         ctx = call.ctx

@@ -5,7 +5,8 @@ per client session, every call inside an open turn on it, the whole
 pipeline. What a process of its own adds:
 
 * each call's MCP request is made known to the approval answerer
-  (:mod:`dsh_nb.mcp.elicit`), so an ``ask`` becomes an elicitation;
+  (:mod:`dsh_nb.mcp.elicit`), so an ``ask`` becomes an elicitation, or an
+  ``input_required`` round for a 2026-07-28 client (:mod:`.rounds`);
 * each new client session is attached to the journal file, under an agent
   id unique across processes and restarts (``<boot>-<n>``);
 * HTTP is served as ``%tools serve`` serves it (loopback unless allowed,
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 import signal
@@ -33,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp._auth import BearerGate
-from dsh_nb.mcp.elicit import serving
+from dsh_nb.mcp.elicit import declares_elicitation, serving
+from dsh_nb.mcp.rounds import Channel, Rounds
 
 if TYPE_CHECKING:
     from mcp import types
@@ -68,6 +71,7 @@ class StandaloneAdapter(RegistryAdapter):
         self._agent_ids: weakref.WeakKeyDictionary[Agent, str] = (
             weakref.WeakKeyDictionary()
         )
+        self.rounds = Rounds()
 
     def agent_for(self, ctx: ServerRequestContext[Any, Any]) -> Agent:
         """The session's agent; a new one is announced in the journal."""
@@ -97,13 +101,29 @@ class StandaloneAdapter(RegistryAdapter):
             "pid": os.getpid(),
         }
 
-    async def _call_tool(
+    def close(self) -> None:
+        """Stop, and end the calls that wait for an input round."""
+        self.rounds.close()
+        super().close()
+
+    async def _call_tool(  # type: ignore[override] # the SDK takes both results
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         # The call's task copies this context, so its approval answerer
         # finds the request to elicit on.
-        with serving(ctx, params.arguments):
-            return await super()._call_tool(ctx, params)
+        if not (ctx.protocol_version.startswith("2026") and declares_elicitation(ctx)):
+            with serving(ctx, params.arguments):
+                return await super()._call_tool(ctx, params)
+        # 2026-07-28: the call outlives this request (input rounds), so it
+        # must not end when this request's HTTP exchange does.
+        quiet = dataclasses.replace(ctx, request=None)
+        call_tool = super()._call_tool
+
+        async def start(channel: Channel) -> types.CallToolResult:
+            with serving(ctx, params.arguments, channel):
+                return await call_tool(quiet, params)
+
+        return await self.rounds.call(ctx, params, self.agent_for(ctx), start)
 
 
 async def serve_stdio(adapter: StandaloneAdapter) -> None:

@@ -59,8 +59,9 @@ async def stdio(
     elicit: Any = None,
     name: str = "test-client",
     extra_env: dict[str, str] | None = None,
+    mode: str = "legacy",
 ) -> AsyncIterator[Client]:
-    """An SDK client (handshake era) that launches ``argv`` on stdio."""
+    """An SDK client (handshake era unless ``mode``) that launches ``argv``."""
     params = StdioServerParameters(
         command=argv[0],
         args=list(argv[1:]),
@@ -69,7 +70,7 @@ async def stdio(
     )
     async with Client(
         stdio_client(params),
-        mode="legacy",
+        mode=mode,  # type: ignore[arg-type]
         elicitation_callback=elicit,
         client_info=types.Implementation(name=name, version="1.0"),
     ) as client:

@@ -23,6 +23,7 @@ MODULES = [
     "dsh_nb.mcp.target",
     "dsh_nb.mcp.elicit",
     "dsh_nb.mcp.journalfile",
+    "dsh_nb.mcp.rounds",
 ]
 BANNED = ["IPython", "ipykernel", "ipywidgets", "traitlets", "comm", "mcp", "uvicorn"]
 

@@ -71,13 +71,18 @@ async def test_stdio_serves_lists_calls_and_refuses_bad_arguments_without_jupyte
     assert not blocked.exists(), blocked.read_text()
 
 
+@pytest.mark.parametrize(
+    ("mode", "protocol"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
+)
 async def test_an_ask_becomes_an_elicitation_one_approved_one_rejected(
-    runtime: Path, tmp_path: Path
+    runtime: Path, tmp_path: Path, mode: str, protocol: str
 ) -> None:
+    # Handshake era: an elicitation/create request on the call's stream;
+    # 2026-07-28: an input_required round the SDK client answers and retries.
     log = tmp_path / "calls.jsonl"
     asked, on_elicit = answers("accept", "decline")
     argv = serve_argv(str(TOOLS), "--stdio", "--journal", str(log))
-    async with stdio(argv, runtime, elicit=on_elicit, name="approver") as c:
+    async with stdio(argv, runtime, elicit=on_elicit, name="approver", mode=mode) as c:
         yes = await c.call_tool("delete_file", {"path": "a.txt"})
         no = await c.call_tool("delete_file", {"path": "b.txt"})
         plain = await c.call_tool("add", {"a": 1, "b": 1})
@@ -96,6 +101,7 @@ async def test_an_ask_becomes_an_elicitation_one_approved_one_rejected(
     assert session["type"] == "mcp/session"
     assert session["data"]["client"] == "approver"
     assert session["data"]["transport"] == "stdio"
+    assert session["data"]["protocol"] == protocol
     assert {line["agent"] for line in lines} == {session["data"]["agent"]}
     decided = [x["data"]["outcome"] for x in lines if x["type"] == "approval/decided"]
     assert decided == ["allowed-once", "rejected"]
@@ -213,6 +219,28 @@ async def test_http_works_as_tools_serve_does(runtime: Path, tmp_path: Path) -> 
         ) as c:
             yes = await c.call_tool("delete_file", {"path": "x"})
         assert yes.content[0].text == "deleted x" and len(asked) == 1
+        # A 2026-07-28 client over HTTP: the call waits between the rounds,
+        # past the end of the first request's exchange.
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        asked_modern, on_modern = answers("decline")
+        async with Client(
+            streamable_http_client(server.url, http_client=http),
+            mode="auto",
+            elicitation_callback=on_modern,
+        ) as c:
+            no = await c.call_tool("delete_file", {"path": "y"})
+            assert c.protocol_version == "2026-07-28"
+            # A state this server never gave is refused; nothing runs.
+            forged = await c.session.call_tool(
+                "delete_file",
+                {"path": "z"},
+                request_state="forged-state",
+                input_responses={"approval": types.ElicitResult(action="accept")},
+                allow_input_required=True,
+            )
+        assert no.content[0].text == 'Error: the user rejected tool "delete_file"'
+        assert len(asked_modern) == 1
+        assert forged.is_error and "unknown or expired" in forged.content[0].text
         # mcp-config and the bridge find it by name, through the runtime file.
         shown = subprocess.run(
             [sys.executable, "-m", "dsh_nb", "mcp-config", "--kernel", "prod"],
@@ -230,7 +258,8 @@ async def test_http_works_as_tools_serve_does(runtime: Path, tmp_path: Path) -> 
     assert not entry.exists()  # SIGTERM stops it gracefully and cleans up
     assert server.proc.returncode == 0
     kinds = [line["type"] for line in journal(log)]
-    assert kinds.count("tool/result") == 4  # add, bad add, delete, bridged add
+    # add, bad add, delete, modern delete, bridged add; the forged round ran nothing
+    assert kinds.count("tool/result") == 5
 
 
 async def test_a_token_file_gives_a_fixed_token_and_must_be_private(
