@@ -19,8 +19,8 @@ from dsh_nb.tools import __all__ as _TOOLS_ALL
 
 if TYPE_CHECKING:
     from dsh_nb.cards import render_card
-    from dsh_nb.mcp.client import McpConnection, connect_mcp
-    from dsh_nb.mcp.server import McpServer, serve_mcp
+    from dsh_nb.mcp.client import McpConnection
+    from dsh_nb.mcp.server import McpServer
     from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
         call,
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         replay,
         unload_ipython_extension,
     )
+    from dsh_nb.notebook.mcpdefaults import connect_mcp, serve_mcp
     from dsh_nb.notebook.pending import pending_approvals
 
 __version__ = "0.1.0"
@@ -57,8 +58,9 @@ _NOTEBOOK = {
     "pending_approvals": "dsh_nb.notebook.pending",
     "McpConnection": "dsh_nb.mcp.client",
     "McpServer": "dsh_nb.mcp.server",
-    "connect_mcp": "dsh_nb.mcp.client",
-    "serve_mcp": "dsh_nb.mcp.server",
+    # The kernel's registry by default: the notebook's wrappers.
+    "connect_mcp": "dsh_nb.notebook.mcpdefaults",
+    "serve_mcp": "dsh_nb.notebook.mcpdefaults",
 }
 
 

@@ -10,24 +10,61 @@ the same registry, policies and guard as the calls above), and usage.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from dsh_nb.cards import CardModel, render_card
-from dsh_nb.models.view import CallAnswer, ChatReply, ChatView
+from dsh_nb.cards.model import card_status
+from dsh_nb.models.view import ChatReply, ChatView
 
 if TYPE_CHECKING:
     from dsh_nb.models.wire import ParsedCall
     from dsh_nb.tools import Agent, ToolPresenter, ToolRegistry
+    from dsh_nb.tools.execution import ToolExecutionResult
+    from dsh_nb.tools.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.runner import CallTicket
 
 __all__ = ["run_model_turn"]
 
 QUESTION = "What is 20 + 22, and what is in notes.txt?"
 
 
-def _card_status(status: str) -> str:
-    # The card vocabulary says "timed-out" where the core says "timeout".
-    return "timed-out" if status == "timeout" else status
+class _PrintedCall:
+    """One call's text card, printed once the runner settles it."""
+
+    def __init__(self, view: _PrintView, call: ParsedCall) -> None:
+        self.view, self.call = view, call
+
+    def begin(self, ticket: CallTicket) -> None:
+        self.call_id = ticket.call_id
+        self.call_view = self.view.presenter.present_call(
+            ticket.call_id, ticket.name, ticket.arguments
+        )
+
+    def refused(self, result: ToolExecutionResult, outcome: ToolOutcome) -> None:
+        self._print(result, outcome)
+
+    def settled(self, run: ToolRun) -> None:
+        self._print(run.result, run.outcome)
+
+    def interrupted(self, exc: BaseException) -> None:
+        self.view.out(f"--- {self.call.name} was interrupted")
+
+    def _print(self, result: ToolExecutionResult, outcome: ToolOutcome) -> None:
+        call, presenter = self.call, self.view.presenter
+        card = render_card(
+            CardModel(
+                tool=call.name,
+                call_id=self.call_id,
+                status=card_status(outcome.status),
+                call=self.call_view,
+                result=presenter.present_result(self.call_id, result),
+                is_error=result.is_error,
+                cwd=self.view.cwd,
+            )
+        )
+        self.view.out(f"--- model called {call.name}({json.dumps(call.arguments)})")
+        self.view.out(repr(card))
 
 
 class _PrintView(ChatView):
@@ -49,29 +86,9 @@ class _PrintView(ChatView):
     def text(self, delta: str) -> None:
         self._text.append(delta)
 
-    async def run_call(
-        self,
-        call: ParsedCall,
-        execute: Callable[[], Awaitable[CallAnswer]],
-    ) -> CallAnswer:
+    def call_view(self, call: ParsedCall) -> _PrintedCall:
         self._flush()
-        call_view = self.presenter.present_call(call.call_id, call.name, call.arguments)
-        answer = await execute()
-        result = answer.result
-        card = render_card(
-            CardModel(
-                tool=call.name,
-                call_id=call.call_id,
-                status=_card_status(answer.outcome.status),
-                call=call_view,
-                result=self.presenter.present_result(call.call_id, result),
-                is_error=result.is_error,
-                cwd=self.cwd,
-            )
-        )
-        self.out(f"--- model called {call.name}({json.dumps(call.arguments)})")
-        self.out(repr(card))
-        return answer
+        return _PrintedCall(self, call)
 
     def notice(self, text: str, *, kind: str) -> None:
         self._flush()

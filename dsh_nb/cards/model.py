@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
+from dsh_nb.tools.outcome import STATUSES as CORE_STATUSES
+from dsh_nb.tools.outcome import ToolOutcome
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -23,6 +25,8 @@ __all__ = [
     "CARD_MIME",
     "RESULT_VIEWS",
     "STATUSES",
+    "card_status",
+    "classify",
     "CardLimits",
     "CardModel",
     "TraceEntry",
@@ -31,15 +35,24 @@ __all__ = [
 CARD_MIME: Final = "application/vnd.dsh.tool-card+json"
 """The MIME type of a card's JSON render intent (see :func:`render_card`)."""
 
+
+def card_status(status: str) -> str:
+    """The card's name for a core status: the card says ``timed-out``."""
+    return "timed-out" if status == "timeout" else status
+
+
+def classify(outcome: ToolOutcome) -> str:
+    """A finished call's card status: the core's outcome, named for cards."""
+    return card_status(outcome.status)
+
+
+#: A card's statuses: the three a live call passes through, then the core's
+#: final ones (:data:`dsh_nb.tools.outcome.STATUSES`) in the card's words.
 STATUSES: Final = (
     "pending",
     "awaiting-approval",
     "running",
-    "done",
-    "denied",
-    "error",
-    "timed-out",
-    "cancelled",
+    *(card_status(s) for s in CORE_STATUSES),
 )
 CALL_VIEWS: Final = (GenericCallView, TerminalCallView, DiffCallView)
 RESULT_VIEWS: Final = (GenericResultView, TerminalResultView, DiffResultView)

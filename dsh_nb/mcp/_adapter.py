@@ -21,17 +21,16 @@ notification, sent on the next loop turn.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
+import secrets
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
-from dsh_nb.tools import journal
 from dsh_nb.tools.abort import AbortController, AbortError
 from dsh_nb.tools.errors import error_message
-from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
+from dsh_nb.tools.runner import VISIBLE, CallRunner, DoorCall
 from dsh_nb.tools.session import Agent
 
 if TYPE_CHECKING:
@@ -39,10 +38,9 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.context import ServerRequestContext
 
-    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["CallRunner", "RegistryAdapter", "run_in_turn"]
+__all__ = ["RegistryAdapter"]
 
 _log = logging.getLogger(__name__)
 
@@ -50,46 +48,6 @@ _log = logging.getLogger(__name__)
 # handler lets the SDK finish the cancellation anyway.
 _SETTLE_S = 5.0
 _MAX_MODERN_AGENTS = 256
-
-
-class CallRunner(Protocol):
-    """How one served call runs: the pipeline, maybe shown as a card."""
-
-    def __call__(
-        self,
-        *,
-        agent: Agent,
-        name: str,
-        arguments: Any,
-        call_id: str,
-        signal: AbortSignal,
-    ) -> Awaitable[ToolExecutionResult]: ...
-
-
-def run_in_turn(registry: ToolRegistry) -> CallRunner:
-    """The plain runner: ``registry.execute`` inside the agent's open turn."""
-
-    async def run(
-        *,
-        agent: Agent,
-        name: str,
-        arguments: Any,
-        call_id: str,
-        signal: AbortSignal,
-    ) -> ToolExecutionResult:
-        # Concurrent calls of one agent share one turn (the core counts).
-        with journal.turn(agent):
-            return await registry.execute(
-                ToolExecutionInput(
-                    call_id=call_id,
-                    name=name,
-                    arguments=arguments,
-                    agent=agent,
-                    signal=signal,
-                )
-            )
-
-    return run
 
 
 def _client_name(ctx: ServerRequestContext[Any, Any]) -> tuple[str, str]:
@@ -111,11 +69,12 @@ class RegistryAdapter:
         on_agent: Callable[[Agent], object] | None = None,
     ) -> None:
         self.registry = registry
-        self.runner = runner if runner is not None else run_in_turn(registry)
+        if runner is not None and runner.registry is not registry:
+            raise ValueError("the runner runs calls through another registry")
+        self.runner = runner if runner is not None else CallRunner(registry)
         self.on_agent = on_agent
         self.agents: dict[object, Agent] = {}
         self.calls_in_flight = 0
-        self._ids = itertools.count(1)
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus: Any = None
         self._listen: Any = None
@@ -232,15 +191,16 @@ class RegistryAdapter:
 
         agent = self.agent_for(ctx)
         controller = AbortController()
-        call_id = f"mcp-{next(self._ids)}"
+        # Not a counter: another door must not be able to guess it.
+        call_id = f"mcp-{secrets.token_hex(6)}"
         arguments = params.arguments if params.arguments is not None else {}
         task = asyncio.ensure_future(
-            self.runner(
+            self.runner.run(
+                DoorCall(name=params.name, arguments=arguments, wire_id=call_id),
                 agent=agent,
-                name=params.name,
-                arguments=arguments,
-                call_id=call_id,
+                door="mcp",
                 signal=controller.signal,
+                offered=VISIBLE,  # a tool this client cannot see is unknown
             )
         )
         self.calls_in_flight += 1
@@ -258,7 +218,7 @@ class RegistryAdapter:
                     waiter.cancel()
                 if not task.done():
                     raise asyncio.CancelledError("the MCP client went away")
-            result = await asyncio.shield(task)
+            answer = await asyncio.shield(task)
         except BaseException:
             # The client cancelled (or went away): abort the call, so a
             # pending approval settles as cancelled, and let it finish its
@@ -275,7 +235,7 @@ class RegistryAdapter:
             self.calls_in_flight -= 1
         definition = self.registry.get(params.name, agent)
         output = getattr(definition, "output_schema", None)
-        return to_call_result(result, output)
+        return to_call_result(answer.result, output)
 
     # --- list_changed -----------------------------------------------------------
 

@@ -29,10 +29,10 @@ from dsh_nb.mcp.errors import (
 )
 from dsh_nb.mcp.tooldef import McpToolDefinition
 from dsh_nb.mcp.transport import make_transport
-from dsh_nb.tools._names import check_tool_name, suggest_tool_name
 from dsh_nb.tools.abort import AbortError
 from dsh_nb.tools.definition import ToolDefinition, define_tool
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
+from dsh_nb.tools.names import check_tool_name, suggest_tool_name
 
 if TYPE_CHECKING:
     from mcp import Client, types
@@ -414,9 +414,10 @@ async def connect_mcp(
                 f"command must be a non-empty list of str, not {command!r}"
             )
     if registry is None:
-        from dsh_nb.notebook.extension import registry as kernel_registry
-
-        registry = kernel_registry()
+        raise TypeError(
+            "connect_mcp() needs the registry its tools go into (registry=); "
+            "dsh_nb.connect_mcp() uses the notebook's own"
+        )
     key = (id(registry), name)
     previous = _OPEN.get(key)
     if previous is not None:

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
+from dsh_nb.tools.modeltext import context_texts
+from dsh_nb.tools.surrogates import escape_surrogates, escape_tree
 
 if TYPE_CHECKING:
     from mcp import types
@@ -76,8 +78,16 @@ def to_call_result(
     from mcp import types
 
     structured = structured_of(result, output_schema)
+    # What a chat model would read, an MCP client reads: the content (no
+    # lone surrogate can cross JSON-RPC), then the call's additionalContext,
+    # which a model loop would add after the step's results.
+    content = to_mcp_content(escape_tree(result.content))
+    content += [
+        types.TextContent(type="text", text=escape_surrogates(text))
+        for text in context_texts([result])
+    ]
     out = types.CallToolResult(
-        content=to_mcp_content(result.content),
+        content=content,
         is_error=result.is_error,
         structured_content=structured,
     )

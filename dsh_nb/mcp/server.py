@@ -29,12 +29,13 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.mcp._adapter import CallRunner, RegistryAdapter
+from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp._auth import BearerGate, new_token
 from dsh_nb.mcp.runtime import remove_entry, write_entry
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.runner import CallRunner
     from dsh_nb.tools.session import Agent
 
 __all__ = ["McpServer", "serve_mcp"]
@@ -291,15 +292,14 @@ def serve_mcp(
         written to ``dsh-mcp-<pid>.json`` (mode 0600) in the Jupyter runtime
         folder, where ``python -m dsh_nb mcp-bridge`` finds it.
     registry
-        The registry to serve, live. If None, the notebook's
-        (``dsh_nb.registry()``): each call is then a live card in a panel
-        under the calling cell, and ``name``, ``runner``, ``on_agent`` are
-        the kernel's.
+        The registry to serve, live; the runner's when None. (In a
+        notebook, ``dsh_nb.serve_mcp()`` serves the kernel's registry with
+        a card per call.)
     name
         A stable name for the runtime file (``mcp-bridge --kernel NAME``).
     runner
-        How one call runs (the notebook shows it as a card); by default
-        ``registry.execute`` inside an open turn on the client's agent.
+        The :class:`~dsh_nb.tools.runner.CallRunner` every call goes
+        through (the notebook's adds a card); a plain one when None.
     on_agent
         Called with each new client's agent, e.g. to restrict it.
 
@@ -333,11 +333,12 @@ def serve_mcp(
     if token is not None and (not isinstance(token, str) or len(token) < 16):
         raise ValueError("token must be a str of at least 16 characters")
     if registry is None:
-        # The kernel's registry: served calls become cards in a panel under
-        # this cell (imported lazily; this package has no Jupyter imports).
-        from dsh_nb.notebook.mcpglue import serve
-
-        return serve(host=host, port=port, token=token, allow_remote=allow_remote)
+        if runner is None:
+            raise TypeError(
+                "serve_mcp() needs the registry to serve (registry= or runner=); "
+                "dsh_nb.serve_mcp() serves the notebook's own"
+            )
+        registry = runner.registry
     server = McpServer(
         registry=registry,
         host=host,

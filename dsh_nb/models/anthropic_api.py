@@ -68,15 +68,10 @@ class AnthropicAdapter:
         self,
         calls: Sequence[wire.ParsedCall],
         results: Sequence[ToolExecutionResult | str],
-        context: Sequence[str],
     ) -> list[dict[str, Any]]:
         """One user message: ``tool_result`` blocks in call order, then text."""
-        blocks = [
-            wire.tool_result_block(c.call_id, r)
-            for c, r in zip(calls, results, strict=True)
-        ]
-        blocks += [{"type": "text", "text": t} for t in context]
-        return [{"role": "user", "content": blocks}]
+        answers = wire.anthropic_answers([c.call_id for c in calls], results)
+        return [{"role": "user", "content": answers}]
 
     # --- one request ------------------------------------------------------
 
@@ -99,6 +94,7 @@ class AnthropicAdapter:
         if not stream:
             return self._read(await self.client.messages.create(**kwargs))
         announced = 0
+        ids: set[str] = set()
         async with self.client.messages.stream(**kwargs) as events:
             async for event in events:
                 kind = event.type
@@ -109,7 +105,9 @@ class AnthropicAdapter:
                 elif kind == "content_block_stop":
                     block = event.content_block
                     if block.type == "tool_use":
-                        parsed = wire.parse_tool_calls([_block(block)])
+                        call = _block(block)
+                        ids.add(wire.next_call_id(call, announced, ids, "toolu"))
+                        parsed = wire.parse_tool_calls([call])
                         announced += 1
                         view.call_ready(parsed[0])
             message = await events.get_final_message()
@@ -117,6 +115,7 @@ class AnthropicAdapter:
 
     def _read(self, message: Any) -> Completion:
         blocks = [_block(b) for b in message.content if b.type in _KEEP]
+        wire.unique_call_ids([b for b in blocks if b["type"] == "tool_use"], "toolu")
         text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
         reasoning = "".join(
             b.get("thinking", "") for b in blocks if b["type"] == "thinking"

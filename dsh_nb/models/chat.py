@@ -16,25 +16,18 @@ re-run is clean; an interrupt settles unfinished calls as cancelled.
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from dsh_nb.models import policy_notes
 from dsh_nb.models.usage import Usage
-from dsh_nb.models.view import (
-    UNRUN,
-    CallAnswer,
-    ChatReply,
-    ChatView,
-    Completion,
-    GuardedView,
-)
+from dsh_nb.models.view import ChatReply, ChatView, Completion, GuardedView
 from dsh_nb.models.wire import ParsedCall
 from dsh_nb.tools import journal
-from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult, text_result
+from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall, answer_calls
 from dsh_nb.tools.session import Agent
 
 __all__ = ["PROVIDERS", "Chat", "describe_error"]
@@ -101,7 +94,12 @@ class Chat:
     max_steps
         Requests per ``send`` before the loop stops (visibly).
     registry
-        Where calls run; a new empty ``ToolRegistry`` when None.
+        Where calls run; the runner's, or a new empty ``ToolRegistry``,
+        when None.
+    runner
+        The :class:`~dsh_nb.tools.runner.CallRunner` every call goes
+        through (the notebook's draws a card per call); a plain one over
+        ``registry`` when None.
 
     Examples
     --------
@@ -119,6 +117,7 @@ class Chat:
         tools: Sequence[str] | None = None,
         max_steps: int = 10,
         registry: ToolRegistry | None = None,
+        runner: CallRunner | None = None,
         agent: Agent | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
@@ -142,7 +141,15 @@ class Chat:
         self.system = system
         self.tools = None if tools is None else tuple(tools)
         self.max_steps = max_steps
+        if runner is not None:
+            if registry is not None and registry is not runner.registry:
+                raise ValueError(
+                    "Chat(registry=..., runner=...): the runner runs calls "
+                    "through another registry; pass one of them"
+                )
+            registry = runner.registry
         self.registry = registry if registry is not None else ToolRegistry()
+        self.runner = runner if runner is not None else CallRunner(self.registry)
         self.agent = agent if agent is not None else Agent("chat", cwd=os.getcwd())
         self.stream = stream
         self.view: ChatView = view if view is not None else ChatView()
@@ -260,7 +267,9 @@ class Chat:
         self, adapter: Any, start: int, step_usage: list[Usage]
     ) -> ChatReply:
         view = self._guarded()
-        tools = adapter.tools(self._schemas())
+        schemas = self._schemas()
+        tools = adapter.tools(schemas)
+        offered = frozenset(s["name"] for s in schemas)
         system = self.system_prompt
         completion: Completion | None = None
         for step in range(1, self.max_steps + 1):
@@ -294,7 +303,7 @@ class Chat:
                     "length" if completion.finish in ("length", "max_tokens") else "end"
                 )
                 return self._reply(completion, stop, step, step_usage)
-            answers = await self._run_calls(adapter, completion)
+            answers = await self._run_calls(adapter, completion, offered)
             view.end_step(step, completion.usage)
             reason = _stop_reason(completion.calls, answers)
             if reason is not None:
@@ -350,54 +359,38 @@ class Chat:
         return self._reply(None, "error", step, step_usage, text)
 
     async def _run_calls(
-        self, adapter: Any, completion: Completion
+        self, adapter: Any, completion: Completion, offered: frozenset[str]
     ) -> list[CallAnswer | None]:
+        """Run a reply's calls; only the tools this request offered may run."""
         calls = completion.calls
-        results: list[CallAnswer | None] = [None] * len(calls)
         view = self._guarded()
-
-        async def one(index: int) -> None:
-            call = calls[index]
-            results[index] = await view.run_call(call, self._executor(call))
-
+        answers: list[CallAnswer | None] = [None] * len(calls)
         try:
-            if len(calls) == 1:
-                await one(0)
-            else:
-                await asyncio.gather(*(one(i) for i in range(len(calls))))
+            await answer_calls(
+                self.runner,
+                [
+                    DoorCall(
+                        name=c.name,
+                        arguments=c.arguments,
+                        wire_id=c.call_id,
+                        error=c.error,
+                    )
+                    for c in calls
+                ],
+                agent=self.agent,
+                door="chat",
+                offered=offered,
+                views=[view.call_view(c) for c in calls],
+                into=answers,
+            )
         finally:
             # Appended whatever happened: every call gets its answer.
             done: list[ToolExecutionResult | str] = [
-                CANCELLED if r is None else r.result for r in results
+                CANCELLED if a is None else a.result for a in answers
             ]
-            context = [t for r in done if not isinstance(r, str) for t in _context(r)]
             self.messages.append(completion.message)
-            self.messages.extend(adapter.results(calls, done, context))
-        return results
-
-    def _executor(self, call: ParsedCall) -> Callable[[], Awaitable[CallAnswer]]:
-        async def execute() -> CallAnswer:
-            if call.error is not None:
-                result = text_result(call.call_id, call.error, is_error=True)
-                journal.record_unrun(
-                    self.agent,
-                    call_id=call.call_id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    result=result,
-                )
-                return CallAnswer(result=result, outcome=UNRUN)
-            run = await self.registry.run(
-                ToolExecutionInput(
-                    call_id=call.call_id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    agent=self.agent,
-                )
-            )
-            return CallAnswer(result=run.result, outcome=run.outcome)
-
-        return execute
+            self.messages.extend(adapter.results(calls, done))
+        return answers
 
 
 def _stop_reason(
@@ -410,9 +403,3 @@ def _stop_reason(
         if answer is not None and answer.outcome.approval == "cancelled":
             return f"an approval for {call.name!r} was cancelled"
     return None
-
-
-def _context(result: ToolExecutionResult) -> list[str]:
-    from dsh_nb.models.wire import context_texts
-
-    return context_texts([result])

@@ -80,15 +80,9 @@ class OpenAIAdapter:
         self,
         calls: Sequence[wire.ParsedCall],
         results: Sequence[ToolExecutionResult | str],
-        context: Sequence[str],
     ) -> list[dict[str, Any]]:
         """One tool message per call, in call order, then the context."""
-        out = [
-            wire.tool_message(c.call_id, r) for c, r in zip(calls, results, strict=True)
-        ]
-        if context:
-            out.append({"role": "user", "content": "\n\n".join(context)})
-        return out
+        return wire.openai_answers([c.call_id for c in calls], results)
 
     # --- one request ------------------------------------------------------
 
@@ -145,6 +139,7 @@ class OpenAIAdapter:
         usage: Usage,
         choice: Any,
     ) -> Completion:
+        wire.unique_call_ids(calls, "call")
         out: dict[str, Any] = {"role": "assistant", "content": text or None}
         if key is not None and calls:
             out[key] = reasoning
@@ -167,6 +162,7 @@ class OpenAIAdapter:
         slots: dict[int, dict[str, Any]] = {}
         order: list[int] = []
         announced: set[int] = set()
+        ids: set[str] = set()
         usage: Any = None
         last_choice: Any = None
 
@@ -174,7 +170,13 @@ class OpenAIAdapter:
             if index in announced:
                 return
             announced.add(index)
-            view.call_ready(wire.parse_tool_calls([_call(slots[index])])[0])
+            call = _call(slots[index])
+            # The id the conversation will carry (calls announce in order).
+            slots[index]["id"] = wire.next_call_id(
+                call, len(announced) - 1, ids, "call"
+            )
+            ids.add(call["id"])
+            view.call_ready(wire.parse_tool_calls([call])[0])
 
         async with stream:
             async for chunk in stream:

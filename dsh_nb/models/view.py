@@ -2,37 +2,26 @@
 
 The loop knows nothing of cells: it reports streamed text, reasoning,
 calls whose arguments are complete, notices and usage to a
-:class:`ChatView`. The base class shows nothing and runs each call through
-the registry; the notebook's view draws live cards instead.
+:class:`ChatView`. Calls run through the chat's
+:class:`~dsh_nb.tools.runner.CallRunner`, as every door's do; a view only
+supplies how each call is shown (``call_view``), the notebook's a live card.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.wire import ParsedCall
 from dsh_nb.tools.errors import error_message
-from dsh_nb.tools.execution import ToolExecutionResult, text_result
-from dsh_nb.tools.outcome import ToolOutcome
+from dsh_nb.tools.runner import CallView
 
-__all__ = ["UNRUN", "CallAnswer", "ChatReply", "ChatView", "Completion", "GuardedView"]
+__all__ = ["ChatReply", "ChatView", "Completion", "GuardedView"]
 
 _log = logging.getLogger("dsh_nb.models")
-
-#: The outcome of a call that never reached the pipeline (bad arguments).
-UNRUN: Final = ToolOutcome(status="error", stage="arguments")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallAnswer:
-    """One call's result and the core's outcome (how it came about)."""
-
-    result: ToolExecutionResult
-    outcome: ToolOutcome
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,13 +85,9 @@ class ChatView:
     def abandon_calls(self, reason: str) -> None:
         """The reply failed: announced calls will not run."""
 
-    async def run_call(
-        self,
-        call: ParsedCall,
-        execute: Callable[[], Awaitable[CallAnswer]],
-    ) -> CallAnswer:
-        """Run one call; the base awaits ``execute()`` (``registry.run``)."""
-        return await execute()
+    def call_view(self, call: ParsedCall) -> CallView | None:
+        """How ``call`` is shown while it runs; None leaves it to the runner."""
+        return None
 
     def notice(self, text: str, *, kind: str) -> None:
         """A visible one-line message: ``error``, ``stop`` or ``policy``."""
@@ -118,8 +103,9 @@ class GuardedView(ChatView):
     """A view whose failures are logged, never raised into the loop.
 
     A display that breaks must not leave the conversation half-written:
-    each method's exception is logged and dropped; a failing ``run_call``
-    becomes that call's error result.
+    each method's exception is logged and dropped, and a call whose view
+    cannot be built runs all the same (the runner contains a view that
+    raises later).
     """
 
     def __init__(self, inner: ChatView) -> None:
@@ -146,19 +132,12 @@ class GuardedView(ChatView):
     def abandon_calls(self, reason: str) -> None:
         self._safe("abandon_calls", reason)
 
-    async def run_call(
-        self,
-        call: ParsedCall,
-        execute: Callable[[], Awaitable[CallAnswer]],
-    ) -> CallAnswer:
+    def call_view(self, call: ParsedCall) -> CallView | None:
         try:
-            return await self.inner.run_call(call, execute)
-        except Exception as exc:  # noqa: BLE001 - becomes the call's result
-            text = f"Error: the call could not be shown or run: {error_message(exc)}"
-            return CallAnswer(
-                result=text_result(call.call_id, text, is_error=True),
-                outcome=ToolOutcome(status="error", stage="execute"),
-            )
+            return self.inner.call_view(call)
+        except Exception as exc:  # noqa: BLE001 - the call runs, unshown
+            _log.warning("chat view call_view failed: %s", error_message(exc))
+            return None
 
     def notice(self, text: str, *, kind: str) -> None:
         self._safe("notice", text, kind=kind)

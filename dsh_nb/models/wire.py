@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from dsh_nb.tools.execution import ToolExecutionResult
-from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.jsonvalue import to_plain
+from dsh_nb.tools.modeltext import context_texts, result_text
 from dsh_nb.tools.surrogates import escape_surrogates, escape_tree, first_surrogate
 from dsh_nb.tools.wireschema import strict_schema
 
@@ -245,17 +246,6 @@ def parse_tool_calls(message_or_calls: object) -> list[ParsedCall]:
     return out
 
 
-def result_text(result: ToolExecutionResult) -> str:
-    """The text a model reads for a result: text blocks, other blocks as JSON."""
-    parts: list[str] = []
-    for block in result.content:
-        if isinstance(block, Mapping) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        else:
-            parts.append(compact_json(to_plain(block)))
-    return "\n".join(parts)
-
-
 def tool_message(call_id: str, content: ToolExecutionResult | str) -> dict[str, Any]:
     """One ``{"role": "tool"}`` message answering ``call_id``."""
     text = content if isinstance(content, str) else result_text(content)
@@ -289,30 +279,6 @@ def tool_result_block(
     return block
 
 
-def _context_text(context: Any) -> str:
-    blocks = context.get("content") if isinstance(context, Mapping) else None
-    if isinstance(blocks, Sequence) and not isinstance(blocks, (str, bytes)):
-        texts = [
-            str(b.get("text", ""))
-            if isinstance(b, Mapping) and b.get("type") == "text"
-            else compact_json(to_plain(b))
-            for b in blocks
-        ]
-        return "\n".join(texts)
-    if isinstance(context, str):
-        return context
-    return compact_json(to_plain(context))
-
-
-def context_texts(results: Iterable[ToolExecutionResult]) -> list[str]:
-    """The step's ``additionalContext`` as texts, in call order."""
-    return [
-        _context_text(r.additional_context)
-        for r in results
-        if r.additional_context is not None
-    ]
-
-
 def context_message(
     results: Iterable[ToolExecutionResult],
 ) -> dict[str, Any] | None:
@@ -335,3 +301,47 @@ def context_blocks(results: Iterable[ToolExecutionResult]) -> list[dict[str, Any
     return [
         {"type": "text", "text": escape_surrogates(t)} for t in context_texts(results)
     ]
+
+
+def openai_answers(
+    wire_ids: Sequence[str], results: Sequence[ToolExecutionResult | str]
+) -> list[dict[str, Any]]:
+    """A step's answers in OpenAI form: one tool message per call, in call
+    order, then one user message with the step's ``additionalContext``."""
+    out = [tool_message(i, r) for i, r in zip(wire_ids, results, strict=True)]
+    extra = context_message(r for r in results if not isinstance(r, str))
+    if extra is not None:
+        out.append(extra)
+    return out
+
+
+def anthropic_answers(
+    wire_ids: Sequence[str], results: Sequence[ToolExecutionResult | str]
+) -> list[dict[str, Any]]:
+    """A step's answers as Anthropic blocks: ``tool_result`` per call, in
+    call order, then the context as text (one user message's content)."""
+    blocks = [tool_result_block(i, r) for i, r in zip(wire_ids, results, strict=True)]
+    blocks.extend(context_blocks(r for r in results if not isinstance(r, str)))
+    return blocks
+
+
+def unique_call_ids(calls: Sequence[dict[str, Any]], prefix: str) -> None:
+    """Give a reply's calls ids that are present and distinct, in place.
+
+    A model may leave an id out (some OpenAI-compatible streams, some
+    ``tool_use`` blocks) or repeat one; the conversation then carries the
+    ids written here, so the assistant message and its answers agree.
+    """
+    seen: set[str] = set()
+    for index, call in enumerate(calls):
+        seen.add(next_call_id(call, index, seen, prefix))
+
+
+def next_call_id(call: dict[str, Any], index: int, seen: set[str], prefix: str) -> str:
+    """Fix one call's id given the ids before it; returns the id."""
+    raw = call.get("id")
+    call_id = raw if isinstance(raw, str) and raw else f"{prefix}_{index}"
+    while call_id in seen:
+        call_id = f"{call_id}_{index}"
+    call["id"] = call_id
+    return call_id

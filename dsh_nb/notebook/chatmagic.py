@@ -28,7 +28,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import CaselessStrEnum, Unicode
 from traitlets.config import Configurable
 
-from dsh_nb.notebook.magics import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -153,7 +153,7 @@ class ChatMagics(Magics):
             chat = Chat(
                 cfg.model or None,
                 provider=cfg.provider,
-                registry=self.state.registry,
+                runner=self.state.runner,
                 agent=self.state.agent,
             )
             self.conversation = chat

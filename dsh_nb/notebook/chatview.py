@@ -15,10 +15,10 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.models.view import UNRUN, CallAnswer, ChatReply, ChatView
+from dsh_nb.models.view import ChatReply, ChatView
 from dsh_nb.models.wire import ParsedCall
 
 if TYPE_CHECKING:
@@ -168,7 +168,11 @@ class CellChatView(ChatView):
         if live is None:
             arguments = call.arguments
             live = self.state.new_call(
-                call.name, arguments, call_id=call.call_id, agent=self.agent
+                call.name,
+                arguments,
+                call_id=call.call_id,
+                agent=self.agent,
+                door="chat",
             ).show()
             self._cards[call.call_id] = live
         return live
@@ -184,21 +188,11 @@ class CellChatView(ChatView):
                 live.fail_before_pipeline(f"Error: not run: {reason}")
         self._cards.clear()
 
-    async def run_call(
-        self,
-        call: ParsedCall,
-        execute: Callable[[], Awaitable[CallAnswer]],
-    ) -> CallAnswer:
-        # The live card runs the call through the kernel registry (the
-        # chat's own), as ``registry.run`` with the chat's agent.
+    def call_view(self, call: ParsedCall) -> LiveCall:
+        # The card announced when the call's arguments were complete; the
+        # runner runs the call through the chat's registry and updates it.
         self._close_parts()
-        live = self._card(call)
-        if call.error is not None:
-            return CallAnswer(
-                result=live.fail_before_pipeline(call.error), outcome=UNRUN
-            )
-        result = await live
-        return CallAnswer(result=result, outcome=live.outcome or UNRUN)
+        return self._card(call)
 
     def notice(self, text: str, *, kind: str) -> None:
         self._close_parts()

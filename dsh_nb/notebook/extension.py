@@ -11,11 +11,12 @@ a plain script (with no cards).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.models import wire
+from dsh_nb.notebook import current
+from dsh_nb.notebook.current import current_state
 from dsh_nb.notebook.listeners import (
     guard,
     on_result,
@@ -26,6 +27,7 @@ from dsh_nb.notebook.listeners import (
 from dsh_nb.notebook.replay import replay
 from dsh_nb.notebook.state import KernelState
 from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.runner import DoorCall, answer_calls
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -49,50 +51,14 @@ __all__ = [
     "unload_ipython_extension",
 ]
 
-_state: KernelState | None = None
-_script: KernelState | None = None
-
-
-def _running_shell() -> InteractiveShell | None:
-    if "IPython" not in sys.modules:
-        return None
-    from IPython.core.getipython import get_ipython
-
-    shell: InteractiveShell | None = get_ipython()
-    return shell
-
-
-def current_state() -> KernelState:
-    """The kernel's state, loading the extension into a running IPython.
-
-    Outside IPython a module-level state serves scripts: same registry
-    semantics, no displays.
-    """
-    global _script
-    if _state is not None:
-        return _state
-    shell = _running_shell()
-    if shell is not None:
-        # Through the manager, so %unload_ext knows what was loaded.
-        manager: Any = shell.extension_manager
-        manager.load_extension(__name__)
-        if _state is not None:
-            return _state
-    if _script is None:
-        from dsh_nb.notebook.config import DshConfig
-
-        _script = KernelState(None, DshConfig())
-        _script.install()
-    return _script
-
 
 def load_ipython_extension(ip: InteractiveShell) -> None:
     """Install the registry, magics, config and approval prompt (idempotent)."""
-    global _state
-    if _state is not None:
-        if _state.shell is ip:
+    previous = current.loaded()
+    if previous is not None:
+        if previous.shell is ip:
             return
-        unload_ipython_extension(_state.shell)
+        unload_ipython_extension(previous.shell)
     from dsh_nb.notebook import magics
     from dsh_nb.notebook.config import DshConfig
 
@@ -109,7 +75,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     except BaseException:
         state.dispose()
         raise
-    _state = state
+    current.set_loaded(state)
 
 
 def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
@@ -142,10 +108,10 @@ def _remove(items: list[Any], item: object) -> None:
 
 def unload_ipython_extension(ip: InteractiveShell | None) -> None:
     """Dispose everything :func:`load_ipython_extension` installed."""
-    global _state
-    if _state is None or _state.shell is not ip:
+    state = current.loaded()
+    if state is None or state.shell is not ip:
         return
-    state, _state = _state, None
+    current.set_loaded(None)
     state.dispose()
 
 
@@ -170,7 +136,10 @@ async def call(name: str, /, **args: Any) -> ToolExecutionResult:
 async def dispatch(
     message_or_tool_calls: object, *, agent: Agent | None = None
 ) -> list[dict[str, Any]]:
-    """Run a model's tool calls in order; return what to send back.
+    """Run a model's tool calls; return what to send back, in call order.
+
+    The calls run concurrently, as ``Chat`` runs them (one function
+    answers both), each with its own live card.
 
     Parameters
     ----------
@@ -193,28 +162,20 @@ async def dispatch(
     """
     state = current_state()
     anthropic = wire.message_format(message_or_tool_calls) == "anthropic"
-    answers: list[dict[str, Any]] = []
-    results: list[ToolExecutionResult] = []
-    for parsed in wire.parse_tool_calls(message_or_tool_calls):
-        live = state.new_call(
-            parsed.name, parsed.arguments, call_id=parsed.call_id, agent=agent
-        ).show()
-        answer: ToolExecutionResult | str
-        if parsed.error is not None:
-            live.fail_before_pipeline(parsed.error)
-            answer = parsed.error
-        else:
-            answer = await live
-            results.append(answer)
-        answers.append(
-            wire.tool_result_block(parsed.call_id, answer)
-            if anthropic
-            else wire.tool_message(parsed.call_id, answer)
-        )
+    calls = wire.parse_tool_calls(message_or_tool_calls)
+    answers = await answer_calls(
+        state.runner,
+        [
+            DoorCall(
+                name=c.name, arguments=c.arguments, wire_id=c.call_id, error=c.error
+            )
+            for c in calls
+        ],
+        agent=agent or state.agent,
+        door="dispatch",
+    )
+    ids = [c.call_id for c in calls]
+    results = [a.result for a in answers if a is not None]
     if anthropic:
-        answers.extend(wire.context_blocks(results))
-    else:
-        extra = wire.context_message(results)
-        if extra is not None:
-            answers.append(extra)
-    return answers
+        return wire.anthropic_answers(ids, results)
+    return wire.openai_answers(ids, results)

@@ -58,7 +58,7 @@ def _listener_key(seam: str, fn: object, scope: object) -> tuple[str, str, int] 
 
 
 def _add_listener(seam: str, fn: F, scope: object, prepend: bool) -> F:
-    from dsh_nb.notebook.extension import current_state
+    from dsh_nb.notebook.current import current_state
 
     state = current_state()
     reg = state.registry

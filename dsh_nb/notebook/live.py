@@ -16,16 +16,13 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from dsh_nb.cards.model import card_status, classify
 from dsh_nb.notebook import interrupt
-from dsh_nb.notebook.nesting import enclosing
 from dsh_nb.tools import journal, worker
-from dsh_nb.tools.execution import (
-    ToolExecutionInput,
-    ToolExecutionResult,
-    text_result,
-)
+from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.presentation import GenericResultView
 from dsh_nb.tools.resultsize import bound_result
+from dsh_nb.tools.runner import UNRUN, DoorCall
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -33,7 +30,8 @@ if TYPE_CHECKING:
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.abort import AbortSignal
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.runner import CallTicket
     from dsh_nb.tools.session import Agent
     from dsh_nb.tools.trace import TraceRecord
 
@@ -48,16 +46,6 @@ class ApprovalPromptLike(Protocol):
     def approve(self) -> None: ...
 
     def reject(self) -> None: ...
-
-
-def card_status(status: str) -> str:
-    """The card's name for a core status: the card says ``timed-out``."""
-    return "timed-out" if status == "timeout" else status
-
-
-def classify(outcome: ToolOutcome) -> str:
-    """A finished call's card status: the core's outcome, named for cards."""
-    return card_status(outcome.status)
 
 
 STILL_RUNNING: Final = (
@@ -113,8 +101,10 @@ class LiveCall:
         call_id: str,
         agent: Agent,
         signal: AbortSignal | None = None,
+        door: str = "cell",
     ) -> None:
         self._state = state
+        self.door = door
         self.signal = signal
         self.name = name
         self.arguments = arguments
@@ -359,43 +349,64 @@ class LiveCall:
 
     async def _run(self) -> ToolExecutionResult:
         with interrupt.watch():
-            return await self._run_watched()
-
-    async def _run_watched(self) -> ToolExecutionResult:
-        state, session = self._state, self.agent.session
-        state.live_calls[self.call_id] = self
-        opened = journal.enter_turn(session)
-        outer = enclosing()  # the call whose body started this one, if any
-        self._started = time.perf_counter()
-        try:
-            run = await state.registry.run(
-                ToolExecutionInput(
-                    call_id=self.call_id,
-                    name=self.name,
-                    arguments=self.arguments,
+            try:
+                answer = await self._state.runner.run(
+                    DoorCall(
+                        name=self.name, arguments=self.arguments, wire_id=self.call_id
+                    ),
                     agent=self.agent,
-                    parent=None if outer is None else outer.token,
+                    door=self.door,
                     signal=self.signal,
+                    view=self,
                 )
-            )
-        except BaseException as exc:
-            # An interrupt or a cancelled cell: no result (the core journals
-            # tool/cancelled), and the card says so.
-            state.presenter.forget(self.call_id)
-            self._leave(opened)
-            if worker.body_running(exc):
-                # Asked to stop, the body's thread did not (blocked in C):
-                # say so plainly; the loop and other calls are not blocked.
-                note = {"type": "text", "text": NOT_STOPPED}
-                self._result_view = GenericResultView(content=[note])
-            self._finish("cancelled")
-            if isinstance(exc, (KeyboardInterrupt, GeneratorExit)):
+            except (KeyboardInterrupt, GeneratorExit) as exc:
                 # Raised by a tool or a listener: in a task it would leave
                 # the event loop and end the kernel. The call is cancelled.
                 raise asyncio.CancelledError(
                     f"call {self.call_id!r} was interrupted ({type(exc).__name__})"
                 ) from exc
-            raise
+        return answer.result
+
+    # --- the runner's view (tools.runner.CallView) ------------------------------
+
+    def begin(self, ticket: CallTicket) -> None:
+        """The runner took the call, under the id it keeps while it runs."""
+        state = self._state
+        if ticket.call_id != self.call_id:
+            # Another call in flight had this id: approvals and the card
+            # follow the runner's unique one.
+            state.presenter.forget(self.call_id)
+            self.call_id = ticket.call_id
+            with interrupt.watch(), interrupt.presenting():
+                self._call_view = state.presenter.present_call(
+                    self.call_id, self.name, self.arguments, self.agent
+                )
+        state.live_calls[self.call_id] = self
+        self._started = time.perf_counter()
+
+    def refused(self, result: ToolExecutionResult, outcome: ToolOutcome) -> None:
+        """The call never reached the pipeline; the card says why."""
+        self._leave()
+        self.outcome = outcome
+        self._result_view = self._state.presenter.present_result(self.call_id, result)
+        self._result = result
+        self._finish("error")
+
+    def interrupted(self, exc: BaseException) -> None:
+        """An interrupt or a cancelled cell: no result (the core journals
+        tool/cancelled), and the card says so."""
+        self._state.presenter.forget(self.call_id)
+        self._leave()
+        if worker.body_running(exc):
+            # Asked to stop, the body's thread did not (blocked in C): say
+            # so plainly; the loop and other calls are not blocked.
+            note = {"type": "text", "text": NOT_STOPPED}
+            self._result_view = GenericResultView(content=[note])
+        self._finish("cancelled")
+
+    def settled(self, run: ToolRun) -> None:
+        """The pipeline's answer: the card shows a bounded copy of it."""
+        state = self._state
         result, outcome = run.result, run.outcome
         self.outcome = outcome
         if outcome.approval is not None:
@@ -406,32 +417,27 @@ class LiveCall:
             view = state.presenter.present_result(self.call_id, shown)
         self._result_view = still_running(view) if outcome.body_running else view
         self._result = result
-        self._leave(opened)
+        self._leave()
         self._finish(classify(outcome))
-        return result
 
-    def _leave(self, opened: bool) -> None:
+    def _leave(self) -> None:
         state = self._state
         if state.live_calls.get(self.call_id) is self:
             del state.live_calls[self.call_id]
-        journal.exit_turn(self.agent.session, opened)
 
     def fail_before_pipeline(self, text: str) -> ToolExecutionResult:
-        """Settle a call that cannot run (its arguments did not parse).
+        """Settle a call that will not run (the model's reply failed).
 
         The core still journals it, so a replay shows it.
         """
-        result = text_result(self.call_id, text, is_error=True)
-        journal.record_unrun(
+        result = journal.record_unrun(
             self.agent,
             call_id=self.call_id,
             name=self.name,
             arguments=self.arguments,
-            result=result,
+            result=text_result(self.call_id, text, is_error=True),
         )
-        self._result_view = self._state.presenter.present_result(self.call_id, result)
-        self._result = result
-        self._finish("error")
+        self.refused(result, UNRUN)
         return result
 
     def _finish(self, status: str) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import (
@@ -37,6 +37,7 @@ from dsh_nb.cards.listing import (
 )
 from dsh_nb.models import wire
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (
     build_definition,
@@ -58,36 +59,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.definition import ToolDefinition
     from dsh_nb.tools.execution import ToolExecutionResult
 
-    _F = TypeVar("_F", bound=Callable[..., Any])
-
-    class _Decorator(Protocol):
-        def __call__(self, fn: _F, /) -> _F: ...
-
-    # IPython's magic_arguments is untyped; these are its real signatures.
-    def magic_arguments() -> _Decorator: ...
-    def argument(*args: Any, **kwargs: Any) -> _Decorator: ...
-    def _parse_argstring(magic_func: Callable[..., Any], argstring: str) -> Any: ...
-
-else:
-    from IPython.core.magic_arguments import argument, magic_arguments
-    from IPython.core.magic_arguments import parse_argstring as _parse_argstring
-
-__all__ = ["ToolMagics", "install", "parse_argstring"]
-
-
-def parse_argstring(magic_func: Callable[..., Any], line: str, magic: str) -> Any:
-    """Parse a magic line; a line that cannot be split is a ``UsageError``.
-
-    IPython's splitter raises ``ValueError`` for an unclosed quote, which
-    would show as a traceback; ``magic`` (``%tool_policy``) names the line.
-    """
-    try:
-        return _parse_argstring(magic_func, line)
-    except ValueError as exc:
-        reason = str(exc).lower() or "cannot be split into words"
-        raise UsageError(
-            f"{magic} {line.strip()}: {reason}; close the quote or escape it"
-        ) from None
+__all__ = ["ToolMagics", "install"]
 
 
 @magics_class

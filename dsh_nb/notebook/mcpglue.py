@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from dsh_nb.mcp.client import McpConnection
     from dsh_nb.mcp.server import McpServer
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.abort import AbortSignal
-    from dsh_nb.tools.execution import ToolExecutionResult
-    from dsh_nb.tools.session import Agent
 
 __all__ = ["KernelMcp", "for_state", "kernel_name", "serve"]
 
@@ -76,12 +73,13 @@ class KernelMcp:
             host=host,
             port=port,
             token=token,
-            registry=self.state.registry,
+            runner=self.state.runner,
             allow_remote=allow_remote,
             name=kernel_name(),
-            runner=self._runner(panel),
             on_agent=lambda agent: panel.refresh_header(),
         )
+        # Served calls are the kernel runner's cards, in this panel.
+        self.state.runner.placements["mcp"] = panel.add
         self.server, self.panel = server, panel
         panel.show(server)
         entry = server.token_file
@@ -103,25 +101,6 @@ class KernelMcp:
                 lambda _t: panel.set_state(server.error or "stopped")
             )
 
-    def _runner(self, panel: McpPanel) -> Any:
-        state = self.state
-
-        async def run(
-            *,
-            agent: Agent,
-            name: str,
-            arguments: Any,
-            call_id: str,
-            signal: AbortSignal,
-        ) -> ToolExecutionResult:
-            live = state.new_call(
-                name, arguments, call_id=call_id, agent=agent, signal=signal
-            )
-            panel.add(live)
-            return await live
-
-        return run
-
     def stop(self) -> asyncio.Future[None] | None:
         """Stop serving; None if nothing was served."""
         server, self.server = self.server, None
@@ -130,6 +109,8 @@ class KernelMcp:
         stopping = server.stop()
         if self.panel is not None:
             self.panel.close()
+            if self.state.runner.placements.get("mcp") == self.panel.add:
+                del self.state.runner.placements["mcp"]
         return stopping
 
     # --- connections ------------------------------------------------------------
@@ -197,6 +178,6 @@ def for_state(state: KernelState) -> KernelMcp:
 
 def serve(**options: Any) -> McpServer:
     """``serve_mcp()`` without a registry: the kernel's server and panel."""
-    from dsh_nb.notebook.extension import current_state
+    from dsh_nb.notebook.current import current_state
 
     return for_state(current_state()).serve(**options)

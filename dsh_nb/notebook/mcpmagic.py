@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from dsh_nb.notebook import mcpglue
-from dsh_nb.notebook.magics import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 
 if TYPE_CHECKING:
     import asyncio

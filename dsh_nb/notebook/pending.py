@@ -26,7 +26,7 @@ def pending_approvals() -> list[ApprovalPrompt]:
     >>> for prompt in dsh_nb.pending_approvals():  # doctest: +SKIP
     ...     prompt.approve()
     """
-    from dsh_nb.notebook.extension import current_state
+    from dsh_nb.notebook.current import current_state
 
     prompts = current_state().pending_approvals.values()
     return [p for p in prompts if not getattr(p, "done", False)]

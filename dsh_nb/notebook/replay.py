@@ -155,7 +155,7 @@ def replay(
     Replay
         The cards, a ``list`` of displayable ``ToolCard``.
     """
-    from dsh_nb.notebook.extension import current_state
+    from dsh_nb.notebook.current import current_state
 
     state = current_state()
     if isinstance(source, SessionLog):

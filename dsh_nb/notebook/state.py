@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
@@ -80,6 +81,7 @@ class KernelState:
         config.session = self.agent.session
         set_max_result_bytes(self.agent.session, config.max_result_bytes)
         self.presenter = ToolPresenter(self.registry)
+        self.runner = KernelRunner(self)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}
         self.policies: dict[str, PolicyEntry] = {}
@@ -212,6 +214,7 @@ class KernelState:
         call_id: str | None = None,
         agent: Agent | None = None,
         signal: AbortSignal | None = None,
+        door: str = "cell",
     ) -> LiveCall:
         """Create the live card of one call; show it with ``.show()``."""
         if call_id is None:
@@ -224,6 +227,7 @@ class KernelState:
             call_id=call_id,
             agent=agent or self.agent,
             signal=signal,
+            door=door,
         )
 
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from dsh_nb.tools._names import check_tool_name
 from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.names import check_tool_name
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 from dsh_nb.tools.worker import mark_async
 

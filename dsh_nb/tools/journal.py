@@ -273,11 +273,13 @@ def record_unrun(
     name: str,
     arguments: object,
     result: ToolExecutionResult,
-) -> None:
-    """Journal a call that never reached the pipeline, e.g. a model's call
-    whose arguments did not parse: ``tool/call`` then ``tool/result`` with
-    status ``error`` at stage ``arguments``.
+    outcome: ToolOutcome | None = None,
+) -> ToolExecutionResult:
+    """Journal a call that never reached the pipeline, and return its result.
 
+    A model's call whose arguments did not parse is ``tool/call`` then
+    ``tool/result`` with status ``error`` at stage ``arguments``; a call a
+    door refused (a tool it does not offer) is stage ``input``.
     ``arguments`` is logged as given when it is lossless JSON (the raw
     text a model sent, say) and left out otherwise.
     """
@@ -292,7 +294,10 @@ def record_unrun(
     session = agent.session
     session._append_frozen(_event(CALL, data))
     final = finalize(result, call_id)
-    record_result(session, final, ToolOutcome(status="error", stage="arguments"))
+    if outcome is None:
+        outcome = ToolOutcome(status="error", stage="arguments")
+    record_result(session, final, outcome)
+    return final
 
 
 # --- turns

@@ -35,7 +35,10 @@ def test_importing_dsh_nb_mcp_is_light_and_jupyter_free():
         f"bad = [b for b in {BANNED!r} if b in sys.modules]\n"
         "assert not bad, bad\n"
         "import dsh_nb\n"
-        "assert dsh_nb.serve_mcp.__module__ == 'dsh_nb.mcp.server'\n"
+        "assert dsh_nb.serve_mcp.__module__ == 'dsh_nb.notebook.mcpdefaults'\n"
+        "assert dsh_nb.connect_mcp.__module__ == 'dsh_nb.notebook.mcpdefaults'\n"
+        f"bad = [b for b in {BANNED!r} if b in sys.modules]\n"
+        "assert not bad, bad\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False

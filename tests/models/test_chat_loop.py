@@ -147,11 +147,9 @@ async def test_calls_run_concurrently_results_in_call_order(
         Turn(text="done"),
     )
     chat = make_chat(provider, request, reg)
-    loop = asyncio.get_running_loop()
-    t0 = loop.time()
     await chat.send("go")
-    assert loop.time() - t0 < 0.6  # not 0.3 + sequential
-    assert order == ["fast", "slow"]  # ran concurrently
+    # The fast call started while the slow one slept: they ran at once.
+    assert order == ["fast", "slow"]
     assert [t[1] for t in tool_texts(chat)] == [
         "slow",
         "fast",
@@ -319,10 +317,9 @@ async def test_approval_prompt_section_and_policy_notice(
         def notice(self, text: str, *, kind: str) -> None:
             notices.append(text)
 
-        async def run_call(self, call: Any, execute: Any) -> Any:
-            # The user turns approvals off while the first call waits.
+        def call_view(self, call: Any) -> None:
+            # The user turns approvals off as the calls start.
             set_approval_policy(chat.agent.session, "never")
-            return await execute()
 
     chat = make_chat("openai", request, registry, system="Be brief.", view=View())
     await chat.send("x")
@@ -424,6 +421,16 @@ async def test_anthropic_thinking_streams_and_goes_back_signed(
     assert sent[1]["type"] == "tool_use" and sent[1]["input"] == {"a": 1, "b": 2}
 
 
+class Exploding:
+    """A call view whose every method raises."""
+
+    def __getattr__(self, name: str) -> Any:
+        def boom(*args: Any) -> None:
+            raise RuntimeError(f"{name} broke")
+
+        return boom
+
+
 async def test_a_broken_view_never_breaks_the_conversation(
     request: Any, server: ReplayServer, registry: ToolRegistry
 ) -> None:
@@ -434,10 +441,10 @@ async def test_a_broken_view_never_breaks_the_conversation(
         def call_ready(self, call: Any) -> None:
             raise ValueError("display gone")
 
-        async def run_call(self, call: Any, execute: Any) -> Any:
+        def call_view(self, call: Any) -> Any:
             if call.arguments.get("a") == 1:
                 raise ValueError("card gone")
-            return await execute()
+            return Exploding()
 
         def end(self, reply: Any) -> None:
             raise SystemError("footer gone")
@@ -452,9 +459,10 @@ async def test_a_broken_view_never_breaks_the_conversation(
     chat = make_chat("openai", request, registry, view=Broken())
     reply = await chat.send("x")
     assert reply.text == "ok"
+    # A view that cannot be built, or breaks while the call runs, loses
+    # its display: the call runs all the same.
     texts = tool_texts(chat)
-    assert texts[0][1] == "Error: the call could not be shown or run: card gone"
-    assert texts[1][1] == "4"
+    assert [t[1] for t in texts] == ["2", "4"]
     assert_consistent(chat)
 
 

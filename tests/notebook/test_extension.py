@@ -10,7 +10,7 @@ import pytest
 from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
-from dsh_nb.notebook import extension
+from dsh_nb.notebook import current, extension
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer
 from dsh_nb.notebook.config import DshConfig
 
@@ -67,7 +67,7 @@ def test_unload_removes_everything_load_added(ip: InteractiveShell) -> None:
     assert HELPER not in ip.user_ns and HELPER not in ip.user_ns_hidden
     assert "add" not in state.registry  # the %%tool registration was disposed
     assert len(state.registry._pre) == 0 and len(state.registry._execute) == 0
-    assert extension._state is None
+    assert current.loaded() is None
     assert run(ip, "%tools").error is not None  # the magic is gone
 
 
