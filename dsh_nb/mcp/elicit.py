@@ -31,7 +31,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools import Disposer
 from dsh_nb.tools.approval import OUTCOMES, ApprovalService
 from dsh_nb.tools.errors import error_message
 
