@@ -222,13 +222,15 @@ def nginx(ports: list[int], folder: Path) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(200):
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", port), timeout=0.5),
-            ):
-                break
-            time.sleep(0.05)
+        end = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > end:
+                    raise RuntimeError(f"nginx did not start ({prefix})") from None
+                time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
