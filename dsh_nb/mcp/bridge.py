@@ -248,11 +248,11 @@ def print_config(argv: list[str]) -> int:
     if args.target is not None:
         if args.kernel or args.latest:
             parser.error("give MODULE or --kernel/--latest, not both")
-        from dsh_nb.mcp.target import module_file
+        from dsh_nb.mcp.target import module_file, short_name
 
         target = module_file(args.target)
         journal = str(Path(args.journal).resolve()) if args.journal else None
-        config = serve_config(target, journal=journal, server=_server_name(target))
+        config = serve_config(target, journal=journal, server=short_name(target))
         print("Claude Code (.mcp.json, or claude mcp add-json NAME '<json>'):")
         print(json.dumps(config["claude_code"], indent=2))
         print()
@@ -276,13 +276,6 @@ def print_config(argv: list[str]) -> int:
     print("Or let the client launch the bridge (no token in its settings):")
     print(json.dumps(client_config(entry.name)["claude_code"], indent=2))
     return 0
-
-
-def _server_name(target: str) -> str:
-    """A settings key for a module: its last name part, e.g. ``tools``."""
-    stem = Path(target.split(":")[0]).name.removesuffix(".py").split(".")[-1]
-    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in stem)
-    return cleaned or "dsh_nb"
 
 
 def main(argv: list[str]) -> int:

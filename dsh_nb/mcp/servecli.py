@@ -82,7 +82,9 @@ def _parser() -> argparse.ArgumentParser:
         help="HTTP: read the bearer token from FILE (default: a random one)",
     )
     parser.add_argument(
-        "--name", help="HTTP: the name mcp-config --kernel and the bridge find it by"
+        "--name",
+        help="HTTP: the name mcp-config --kernel and the bridge find it by "
+        "(default: the module's, e.g. tools)",
     )
     parser.add_argument(
         "--journal", metavar="FILE", help="append every session's events as JSONL"
@@ -190,6 +192,7 @@ def _run_http(
 ) -> int:
     from dsh_nb.mcp._auth import new_token
     from dsh_nb.mcp.standalone import HttpOptions, StandaloneAdapter, serve_http
+    from dsh_nb.mcp.target import short_name
 
     assert isinstance(adapter, StandaloneAdapter)
     if not _is_loopback_host(args.host):
@@ -203,7 +206,7 @@ def _run_http(
         port=args.port,
         token=token or new_token(),
         stateless=args.stateless,
-        name=args.name or args.target,
+        name=args.name or short_name(args.target),
         allowed_hosts=tuple(args.allowed_host),
     )
 

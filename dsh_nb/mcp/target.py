@@ -26,7 +26,7 @@ from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["Target", "TargetError", "load_target", "module_file"]
+__all__ = ["Target", "TargetError", "load_target", "module_file", "short_name"]
 
 
 class TargetError(ValueError):
@@ -179,3 +179,11 @@ def module_file(spec: str) -> str:
     if path.parent.resolve() == Path.cwd().resolve() and path.suffix == ".py":
         return f"{path.resolve()}{suffix}"
     return spec
+
+
+def short_name(spec: str) -> str:
+    """A name for people and settings files: ``tools`` for ``pkg/tools.py``."""
+    name, _ = _split(spec)
+    stem = Path(name).name.removesuffix(".py").split(".")[-1]
+    cleaned = "".join(c if c.isalnum() or c in "-_" else "-" for c in stem)
+    return cleaned or "dsh_nb"

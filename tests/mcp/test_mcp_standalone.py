@@ -349,3 +349,23 @@ async def test_mcp_config_prints_settings_that_launch_the_module(
     async with stdio([config["command"], *config["args"]], runtime) as c:
         assert (await c.call_tool("greet", {"name": "x"})).content[0].text == "hello x"
     assert any(line["type"] == "tool/result" for line in journal(log))
+
+
+def test_a_busy_port_is_one_line_and_exit_2(runtime: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            serve_argv(str(TOOLS), "--http", "--port", str(port)),
+            capture_output=True,
+            text=True,
+            env=env(runtime),
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(runtime.iterdir()) == []  # no runtime file left behind
