@@ -123,15 +123,23 @@ def _read_until_ready(proc: subprocess.Popen[str], timeout: float) -> str:
 
 @contextlib.contextmanager
 def http_server(
-    runtime: Path, *args: str, target: str | Path = TOOLS, timeout: float = 60
+    runtime: Path,
+    *args: str,
+    target: str | Path = TOOLS,
+    timeout: float = 60,
+    blocked_log: Path | None = None,
 ) -> Iterator[HttpServer]:
-    """Start ``serve TARGET --http ARGS`` and stop it with SIGTERM after."""
+    """Start ``serve TARGET --http ARGS`` and stop it with SIGTERM after.
+
+    With ``blocked_log``, through the import blocker (see no_jupyter.py).
+    """
+    extra = {"DSH_BLOCKED_LOG": str(blocked_log)} if blocked_log else {}
     proc = subprocess.Popen(
-        serve_argv(str(target), "--http", *args),
+        serve_argv(str(target), "--http", *args, blocked=blocked_log is not None),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env(runtime),
+        env=env(runtime, **extra),
         cwd=str(HERE),
     )
     try:

@@ -71,6 +71,22 @@ async def test_stdio_serves_lists_calls_and_refuses_bad_arguments_without_jupyte
     assert not blocked.exists(), blocked.read_text()
 
 
+def test_the_import_blocker_catches_a_path_that_needs_the_notebook(
+    runtime: Path, tmp_path: Path
+) -> None:
+    # The check above can fail: `demo` starts a kernel-side session.
+    blocked = tmp_path / "blocked.txt"
+    done = subprocess.run(
+        [sys.executable, str(HERE / "no_jupyter.py"), "demo"],
+        capture_output=True,
+        text=True,
+        env=env(runtime, DSH_BLOCKED_LOG=str(blocked)),
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "dsh_nb.notebook" in blocked.read_text().split()
+
+
 @pytest.mark.parametrize(
     ("mode", "protocol"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
 )
@@ -187,7 +203,10 @@ async def test_the_journal_holds_the_events_the_core_journals(
 
 async def test_http_works_as_tools_serve_does(runtime: Path, tmp_path: Path) -> None:
     log = tmp_path / "http.jsonl"
-    with http_server(runtime, "--name", "prod", "--journal", str(log)) as server:
+    blocked = tmp_path / "blocked.txt"
+    with http_server(
+        runtime, "--name", "prod", "--journal", str(log), blocked_log=blocked
+    ) as server:
         assert server.url.startswith("http://127.0.0.1:")
         token = server.token()
         assert token not in server.printed
@@ -257,6 +276,7 @@ async def test_http_works_as_tools_serve_does(runtime: Path, tmp_path: Path) -> 
             assert (await c.call_tool("add", {"a": 1, "b": 1})).content[0].text == "2"
     assert not entry.exists()  # SIGTERM stops it gracefully and cleans up
     assert server.proc.returncode == 0
+    assert not blocked.exists(), blocked.read_text()  # no Jupyter import tried
     kinds = [line["type"] for line in journal(log)]
     # add, bad add, delete, modern delete, bridged add; the forged round ran nothing
     assert kinds.count("tool/result") == 5
