@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["HttpOptions", "StandaloneAdapter", "serve_http", "serve_stdio"]
 
 Transport = Literal["stdio", "streamable-http"]
+_KEEP_ALIVE_S = 75
 
 
 class StandaloneAdapter(RegistryAdapter):
@@ -218,6 +219,10 @@ async def serve_http(
             lifespan="on",
             timeout_graceful_shutdown=2,
             backlog=2048,
+            # Longer than a proxy keeps idle upstream connections (nginx: 60
+            # s): one closed here as the proxy reuses it would be a 502, as
+            # a proxy does not retry a POST.
+            timeout_keep_alive=_KEEP_ALIVE_S,
         )
         server = _own_uvicorn()(config)
         token_file = write_entry(url=url, token=options.token, name=options.name)
