@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh_nb.mcp.elicit import HEADLESS
+
+if TYPE_CHECKING:
+    from dsh_nb.mcp.standalone import StandaloneAdapter
 
 __all__ = ["main", "read_token_file"]
 
@@ -153,7 +158,10 @@ def _run(args: argparse.Namespace) -> int:
 
     token = read_token_file(args.token_file) if args.token_file else None
     try:
-        target = load_target(args.target)
+        # On stdio, stdout is the protocol: what the module prints as it is
+        # imported goes to stderr (the SDK diverts it while serving).
+        with contextlib.redirect_stdout(sys.stdout if args.http else sys.stderr):
+            target = load_target(args.target)
     except TargetError as exc:
         raise UsageError(str(exc)) from None
     registry = target.registry
@@ -188,13 +196,15 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_http(
-    args: argparse.Namespace, adapter: object, token: str | None, what: str
+    args: argparse.Namespace,
+    adapter: StandaloneAdapter,
+    token: str | None,
+    what: str,
 ) -> int:
     from dsh_nb.mcp._auth import new_token
-    from dsh_nb.mcp.standalone import HttpOptions, StandaloneAdapter, serve_http
+    from dsh_nb.mcp.standalone import HttpOptions, ListenError, serve_http
     from dsh_nb.mcp.target import short_name
 
-    assert isinstance(adapter, StandaloneAdapter)
     if not _is_loopback_host(args.host):
         logging.getLogger("dsh_nb.mcp").warning(
             "serving on %s: reachable from other machines; anyone with the token "
@@ -222,10 +232,8 @@ def _run_http(
 
     try:
         asyncio.run(serve_http(adapter, options, ready))
-    except OSError as exc:
-        raise UsageError(
-            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
-        ) from None
+    except ListenError as exc:
+        raise UsageError(str(exc)) from None
     return 0
 
 

@@ -46,10 +46,20 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.session import Agent
 
-__all__ = ["HttpOptions", "StandaloneAdapter", "serve_http", "serve_stdio"]
+__all__ = [
+    "HttpOptions",
+    "ListenError",
+    "StandaloneAdapter",
+    "serve_http",
+    "serve_stdio",
+]
 
 Transport = Literal["stdio", "streamable-http"]
 _KEEP_ALIVE_S = 75
+
+
+class ListenError(OSError):
+    """The HTTP server cannot bind its address (busy, not ours, refused)."""
 
 
 class StandaloneAdapter(RegistryAdapter):
@@ -198,7 +208,12 @@ async def serve_http(
     from dsh_nb.mcp.runtime import remove_entry, write_entry
     from dsh_nb.mcp.server import _bind
 
-    sock = _bind(options.host, options.port)
+    try:
+        sock = _bind(options.host, options.port)
+    except OSError as exc:
+        raise ListenError(
+            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}"
+        ) from None
     port = sock.getsockname()[1]
     host = f"[{options.host}]" if ":" in options.host else options.host
     url = f"http://{host}:{port}/mcp"

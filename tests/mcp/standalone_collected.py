@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dsh_nb import tool
 
+# A module that prints as it is imported: on stdio, stdout is the protocol.
+print("importing standalone_collected")
+
 
 @tool
 def greet(name: str) -> str:
