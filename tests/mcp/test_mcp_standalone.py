@@ -389,3 +389,35 @@ def test_a_busy_port_is_one_line_and_exit_2(runtime: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "Traceback" not in done.stderr
     assert list(runtime.iterdir()) == []  # no runtime file left behind
+
+
+async def test_allowed_host_lets_a_proxy_name_through_and_nothing_else(
+    runtime: Path,
+) -> None:
+    with http_server(runtime, "--allowed-host", "tools.internal:8080") as server:
+        token = server.token()
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+        }
+        async with httpx2.AsyncClient() as raw:
+            by_proxy = await raw.post(
+                server.url,
+                json=body,
+                headers={**headers, "Host": "tools.internal:8080"},
+            )
+            foreign = await raw.post(
+                server.url, json=body, headers={**headers, "Host": "evil.example:8080"}
+            )
+    assert by_proxy.status_code == 200, by_proxy.text
+    assert foreign.status_code == 421
