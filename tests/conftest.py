@@ -39,6 +39,27 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if slow else "default")
 
 
+# What a test module imports to start a kernel (or a Jupyter server).
+_KERNEL_HARNESSES = ("kernel_harness", "nbtools", "nbclient", "jupyter_client")
+
+
+def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
+    """``browser`` for tests that drive Chromium, ``kernel`` for tests that
+    start a kernel: ``pytest -m "not kernel and not browser"`` is the quick
+    loop. Marked by what the test needs, so a new test file that uses a
+    kernel harness is marked without anyone remembering to."""
+    parts = item.path.parts
+    if "e2e" in parts:
+        return [pytest.mark.browser]
+    if item.path.suffix == ".ipynb" or "install" in parts or "notebooks" in parts:
+        return [pytest.mark.kernel]  # nbval, a fresh install, Binder
+    module = getattr(item, "module", None)
+    names = set(vars(module)) if module is not None else set()
+    if names & set(_KERNEL_HARNESSES) or "KernelHarness" in names:
+        return [pytest.mark.kernel]
+    return []
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
@@ -47,6 +68,9 @@ def pytest_collection_modifyitems(
     # running on the main thread until the session ends, which would break
     # every asyncio test collected after it.
     items.sort(key=lambda item: "e2e" in item.path.parts)
+    for item in items:
+        for mark in _heavy_marks(item):
+            item.add_marker(mark)
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --slow")

@@ -19,6 +19,11 @@
     Fallbacks; a terminal card's Markdown is a fenced ``console`` block, a
     diff card's a fenced ``diff`` block.
 
+A big diff is drawn whole only in the JSON part: the HTML draws its first
+``CardLimits.max_fallback_diff_lines`` rows and says where the rest is, and
+the Markdown part is left out (every frontend that draws Markdown draws the
+HTML too), so a saved notebook does not carry every row three times.
+
 The same model always gives byte-identical parts (nbval compares them):
 volatile values (``CardModel.meta``, trace durations) go in the display
 metadata under :data:`CARD_MIME`, and the call id is never drawn. Each part
@@ -28,6 +33,7 @@ metadata under ``renderErrors``) and ``text/plain`` always renders.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Collection
 from typing import Any
@@ -35,6 +41,7 @@ from typing import Any
 from dsh_nb.cards.cardhtml import card_html
 from dsh_nb.cards.cardtext import card_markdown, card_plain
 from dsh_nb.cards.escape import visible
+from dsh_nb.cards.hunks import shorten_plans
 from dsh_nb.cards.layout import CardLayout
 from dsh_nb.cards.model import (
     CALL_VIEWS,
@@ -137,6 +144,21 @@ def _as_model(obj: object) -> CardModel:
     )
 
 
+def _for_fallbacks(card: CardLayout) -> CardLayout:
+    """The card the HTML and Markdown parts draw: its diffs cut to
+    ``max_fallback_diff_lines`` rows (the JSON part keeps them all).
+
+    A 10,000-line file with 1% changed adds 100 KB to a saved notebook,
+    not 250 KB (benchmarks/render.py prints the figure).
+    """
+    rows = card.limits.max_fallback_diff_lines
+    if not card.diffs or sum(p.shown for p in card.plans()) <= rows:
+        return card
+    lean = copy.copy(card)
+    lean._plans = shorten_plans(card.plans(), rows)
+    return lean
+
+
 def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
     """Render a call as a displayable card.
 
@@ -171,9 +193,15 @@ def render_card(obj: object, *, limits: CardLimits | None = None) -> ToolCard:
         except Exception as exc:  # noqa: BLE001 - one broken part hides no other
             errors[CARD_MIME] = _describe(exc)
     if card is not None:
-        for mime, build in (("text/html", card_html), ("text/markdown", card_markdown)):
+        lean = _for_fallbacks(card)
+        parts = [("text/html", card_html), ("text/markdown", card_markdown)]
+        if lean is not card:
+            # A big card: every frontend that draws Markdown draws the HTML
+            # too, so a third copy of the rows would only weigh the file.
+            del parts[1]
+        for mime, build in parts:
             try:
-                data[mime] = build(card)
+                data[mime] = build(lean)
             except Exception as exc:  # noqa: BLE001 - named in renderErrors
                 errors[mime] = _describe(exc)
     plain = None

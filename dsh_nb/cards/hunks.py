@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, NamedTuple
 
 from dsh_nb.cards.linematch import AnchoredMatcher
@@ -38,6 +38,7 @@ __all__ = [
     "Skip",
     "looks_binary",
     "plan_diffs",
+    "shorten_plans",
 ]
 
 # kind (" ", "-", "+", "\\"), old line number, new line number (0 = none),
@@ -407,3 +408,34 @@ def plan_diffs(diffs: Sequence[FileDiff], limits: CardLimits) -> list[FilePlan]:
         _build(w, shares[start : start + len(w.totals)], limits.max_diff_lines)
         start += len(w.totals)
     return plans
+
+
+def shorten_plans(plans: Sequence[FilePlan], rows: int) -> list[FilePlan]:
+    """The first ``rows`` drawn rows of planned files, in whole hunks.
+
+    What the static fallbacks draw of a big diff; each file cut short says
+    so, and where the rest is.
+    """
+    out: list[FilePlan] = []
+    left = rows
+    for plan in plans:
+        if plan.shown <= left:
+            out.append(plan)
+            left -= plan.shown
+            continue
+        short = replace(plan, blocks=[], shown=0)
+        for block in plan.blocks:
+            if isinstance(block, Hunk):
+                if block.shown > left and short.shown:
+                    break
+                if block.shown > left:  # a first hunk alone over the budget
+                    block = replace(block, rows=block.rows[:left])
+                short.shown += block.shown
+                left -= block.shown
+            short.blocks.append(block)
+        short.truncated = (
+            f"shortened here: {short.shown:,} of {plan.shown:,} rows drawn; "
+            "JupyterLab shows the card's whole diff"
+        )
+        out.append(short)
+    return out

@@ -93,12 +93,18 @@ class CardLimits:
     max_diff_bytes
         Size of one file's old or new text (UTF-8) above which it is not
         diffed at all.
+    max_fallback_diff_lines
+        Diff rows the static fallbacks (HTML, Markdown) draw. JupyterLab
+        renders the card's JSON, which keeps up to ``max_diff_lines``;
+        the fallbacks serve VS Code, nbviewer and GitHub, and a saved
+        notebook would otherwise carry every row three times.
     """
 
     max_output_lines: int = 40
     max_output_chars: int = 200_000
     max_diff_lines: int = 2_000
     max_diff_bytes: int = 2_000_000
+    max_fallback_diff_lines: int = 200
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -30,7 +30,7 @@ from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall, answer_calls
 from dsh_nb.tools.session import Agent
 
-__all__ = ["PROVIDERS", "Chat", "describe_error"]
+__all__ = ["PROVIDERS", "Chat", "describe_error", "make_client"]
 
 PROVIDERS = ("openai", "anthropic")
 CANCELLED = "Error: the call was cancelled before it finished"
@@ -55,7 +55,9 @@ def describe_error(exc: BaseException) -> str:
     return f"Error: the model request failed: {type(exc).__name__}: {text}"
 
 
-def _client(provider: str, base_url: str | None, api_key: str | None) -> Any:
+def make_client(provider: str, base_url: str | None, api_key: str | None) -> Any:
+    """The provider's official async SDK client, with a clear error if the
+    SDK is missing (``pip install 'dsh_nb[models]'``)."""
     # Imported here: each SDK takes 0.3-1 s to import.
     if provider == "anthropic":
         try:
@@ -178,7 +180,7 @@ class Chat:
     def client(self) -> Any:
         """The SDK client (built on first use)."""
         if self._client is None:
-            self._client = _client(self.provider, self._base_url, self._api_key)
+            self._client = make_client(self.provider, self._base_url, self._api_key)
         return self._client
 
     @property

@@ -136,7 +136,7 @@ class ChatMagics(Magics):
 
     def kernel_chat(self, new: bool = False) -> Chat:
         """The kernel's default chat, (re)built when the settings change."""
-        from dsh_nb.models.chat import Chat
+        from dsh_nb.models.chat import Chat, make_client
 
         cfg = self.settings
         variable = cfg.key_variable()
@@ -160,7 +160,7 @@ class ChatMagics(Magics):
             self._built_for = None
         if self._built_for != wanted:
             # A local server may not check keys; the SDKs insist on one.
-            chat._client = _client(cfg.provider, cfg.base_url, key or "unused")
+            chat._client = make_client(cfg.provider, cfg.base_url, key or "unused")
             self._built_for = wanted
         chat.model = cfg.model
         return chat
@@ -270,12 +270,6 @@ def kernel_chat() -> Chat | None:
     shell = get_ipython()
     magics = shell.magics_manager.registry.get("ChatMagics") if shell else None
     return getattr(magics, "conversation", None)
-
-
-def _client(provider: str, base_url: str | None, key: str) -> Any:
-    from dsh_nb.models.chat import _client as build
-
-    return build(provider, base_url, key)
 
 
 class _ChatCell:

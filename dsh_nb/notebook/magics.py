@@ -40,6 +40,7 @@ from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (
+    ToolCell,
     build_definition,
     parse_timeout,
     pick_function,
@@ -118,6 +119,16 @@ class ToolMagics(Magics):
         )
         self._register(definition)
         name = definition.name
+        transform: Callable[[str], str] = shell.transform_cell
+        self.state.tool_cells[name] = ToolCell(
+            found=found,
+            definition=definition,
+            description=description,
+            timeout_ms=timeout_ms,
+            coerce=args.coerce,
+            source=transform(cell),
+            number=shell.execution_count,
+        )
         entry = self.state.policies.get(name)
         if args.ask or args.deny:
             policy = "ask" if args.ask else "deny"
@@ -182,6 +193,9 @@ class ToolMagics(Magics):
         as a card). ``%tools connect NAME [--url URL] [--header 'K: V']
         [-- COMMAND ARGS...]`` brings an MCP server's tools in as
         ``NAME_tool``; ``%tools connect --close NAME`` closes it.
+        ``%tools export FILE.py [NAMES...] [--force]`` writes the tools, their
+        cells' code, policies, listeners and guards as a module that builds
+        ``registry``; what cannot be exported is listed and nothing written.
 
         Examples
         --------
@@ -196,8 +210,14 @@ class ToolMagics(Magics):
             %tools serve --stop
             %tools connect time -- mcp-server-time --local-timezone UTC
             %tools connect --close time
+            %tools export tools.py
         """
         head = line.split(None, 1)
+        if head and head[0] == "export":
+            from dsh_nb.notebook.exportmagic import export
+
+            export(self.state, head[1] if len(head) > 1 else "")
+            return None
         if head and head[0] in ("serve", "connect"):
             from dsh_nb.notebook import mcpmagic
 
@@ -352,9 +372,15 @@ class ToolMagics(Magics):
 
     @magic_arguments()
     @argument("--save", metavar="FILE", help="write the events as JSON Lines")
+    @argument("--follow", metavar="FILE", nargs="?", const="", help="show new calls")
+    @argument("--stop", action="store_true", help="with --follow: stop following")
     @line_magic
     def tool_log(self, line: str) -> Table | None:
-        """Show the session's events, or save them for ``dsh_nb.replay``.
+        """Show the session's events, save them, or follow a server's journal.
+
+        ``--follow FILE`` shows each call another process (a server run
+        with ``--journal FILE``) appends to FILE, live, as cards under this
+        cell, until ``%tool_log --follow --stop`` or the next ``--follow``.
 
         Examples
         --------
@@ -362,8 +388,15 @@ class ToolMagics(Magics):
 
             %tool_log
             %tool_log --save session.jsonl
+            %tool_log --follow journal.jsonl
+            %tool_log --follow --stop
         """
         args = parse_argstring(self.tool_log, line, "%tool_log")  # type: ignore[misc]
+        if args.follow is not None or args.stop:
+            from dsh_nb.notebook.follow import run
+
+            run(self.state, unquote(args.follow or ""), stop=args.stop)
+            return None
         session = self.state.agent.session
         if args.save:
             path = unquote(args.save)

@@ -7,6 +7,9 @@ result (with its ``meta``) to the tools' own pure presenters, so the cards
 look as they did live, without running anything or reading other events.
 Given a chat's ``messages`` too, the replay is the whole conversation in
 order: what the user said, what the model answered, and each call's card.
+A server's journal tags each event with its client's agent name; the
+replay then shows each client's calls together, under a header, in the
+order the clients first called.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.live import card_status, still_running
 from dsh_nb.tools import journal
 from dsh_nb.tools.definition import ToolResult
+from dsh_nb.tools.journalfile import JournalEvent, read_journal
 from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.session import SessionLog
@@ -27,32 +31,63 @@ if TYPE_CHECKING:
     from dsh_nb.cards import ToolCard
     from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["Replay", "replay"]
+__all__ = [
+    "SESSION_EVENT",
+    "CallBook",
+    "CallEntry",
+    "Replay",
+    "client_header",
+    "entry_card",
+    "replay",
+]
+
+SESSION_EVENT: Final = "mcp/session"  # a served client session's first line
+_MAX_SESSIONS: Final = 10_000  # session names a long follow remembers
 
 
-@dataclass(slots=True)
-class _Entry:
+@dataclass(slots=True, eq=False)
+class CallEntry:
+    """One call of a journal, as its events so far describe it."""
+
     call_id: str
     name: str
     arguments: Any
     result: Mapping[str, Any] | None = None
     status: str | None = None
+    client: str | None = None
     approval: str | None = field(default=None)
     body_running: bool = False
 
 
 class Replay(list["ToolCard"]):
-    """The replayed cards; as a cell's value it shows a one-line summary."""
+    """The replayed cards; as a cell's value it shows a one-line summary.
 
-    __slots__ = ("source",)
+    ``clients`` maps each client's label (its agent name) to its cards,
+    when the journal names clients.
+    """
 
-    def __init__(self, cards: list[ToolCard], source: str) -> None:
+    __slots__ = ("clients", "source")
+
+    def __init__(
+        self,
+        cards: list[ToolCard],
+        source: str,
+        clients: dict[str, list[ToolCard]] | None = None,
+    ) -> None:
         super().__init__(cards)
         self.source = source
+        self.clients = clients or {}
 
     def _summary(self) -> str:
+        from dsh_nb.cards.escape import visible
+
         noun = "call" if len(self) == 1 else "calls"
-        return f"replayed {len(self)} {noun} from {self.source}"
+        text = f"replayed {len(self)} {noun} from {self.source}"
+        if self.clients:
+            names = ", ".join(visible(name) for name in self.clients)
+            many = "client" if len(self.clients) == 1 else "clients"
+            text += f" ({len(self.clients)} {many}: {names})"
+        return text
 
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
@@ -64,32 +99,103 @@ class Replay(list["ToolCard"]):
         printer.text(self._summary())
 
 
-def _entries(log: SessionLog) -> list[_Entry]:
-    """The calls of a log, from the core's journal events alone."""
-    entries: list[_Entry] = []
-    latest: dict[str, _Entry] = {}
-    for event in log.events:
-        kind, data = event["type"], event["data"]
+class CallBook:
+    """The calls of a journal, built up one event at a time.
+
+    A server's journal tags each event with its client session's id and
+    opens each session with an ``mcp/session`` line naming the client
+    (``claude-code``); calls are grouped by that name, so a stateless
+    server's many sessions of one client read as one client. Calls are
+    keyed by session and call id, so two sessions' ``call-1`` stay apart.
+    ``add`` returns the entry an event created or changed (None for events
+    that are not the core's journal, or a result of a call never seen).
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[CallEntry] = []
+        self.clients: dict[str | None, list[CallEntry]] = {}
+        self._latest: dict[tuple[str | None, str], CallEntry] = {}
+        self._names: dict[str, str] = {}
+
+    def client_of(self, event: JournalEvent) -> str | None:
+        """The client an event belongs to: its session's client name."""
+        tag = event.agent
+        return None if tag is None else self._names.get(tag, tag)
+
+    def add(self, event: JournalEvent) -> CallEntry | None:
+        kind, data = event.type, event.data
+        if kind == SESSION_EVENT and event.agent is not None:
+            name = data.get("client")
+            if isinstance(name, str) and name:
+                if len(self._names) >= _MAX_SESSIONS:
+                    del self._names[next(iter(self._names))]
+                self._names[event.agent] = name
+            return None
         call_id = data.get("callId")
-        if kind == journal.CALL and isinstance(call_id, str):
-            entry = _Entry(call_id, str(data.get("name", "")), data.get("arguments"))
-            entries.append(entry)
-            latest[call_id] = entry
-        elif kind == journal.RESULT and call_id in latest:
-            entry = latest[call_id]
+        if not isinstance(call_id, str):
+            return None
+        key = (event.agent, call_id)
+        if kind == journal.CALL:
+            client = self.client_of(event)
+            entry = CallEntry(
+                call_id, str(data.get("name", "")), data.get("arguments"), client=client
+            )
+            self.entries.append(entry)
+            self.clients.setdefault(client, []).append(entry)
+            self._latest[key] = entry
+            return entry
+        found = self._latest.get(key)
+        if found is None:
+            return None
+        if kind == journal.RESULT:
             result = data.get("result")
-            entry.result = result if isinstance(result, Mapping) else None
+            found.result = result if isinstance(result, Mapping) else None
             status = data.get("status")
-            entry.status = card_status(status) if isinstance(status, str) else None
+            found.status = card_status(status) if isinstance(status, str) else None
             approval = data.get("approval")
-            entry.approval = approval if isinstance(approval, str) else None
-            entry.body_running = data.get("bodyRunning") is True
-        elif kind == journal.CANCELLED and call_id in latest:
-            latest[call_id].status = "cancelled"
-    return entries
+            found.approval = approval if isinstance(approval, str) else None
+            found.body_running = data.get("bodyRunning") is True
+        elif kind == journal.CANCELLED:
+            found.status = "cancelled"
+        else:
+            return None
+        return found
+
+    def forget(self, entry: CallEntry) -> None:
+        """Drop a settled call (a follow keeps only calls still open)."""
+        for key, latest in list(self._latest.items()):
+            if latest is entry:
+                del self._latest[key]
+        group = self.clients.get(entry.client)
+        if group is not None and entry in group:
+            group.remove(entry)
+            if not group:
+                del self.clients[entry.client]
+        if entry in self.entries:
+            self.entries.remove(entry)
 
 
-def _card(entry: _Entry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
+def client_header(label: str, calls: int) -> dict[str, str]:
+    """The bundle shown above one client's cards (escaped: a client names
+    itself)."""
+    from dsh_nb.cards.escape import esc, visible
+
+    noun = "call" if calls == 1 else "calls"
+    count = f" · {calls} {noun}" if calls >= 0 else ""
+    html = (
+        "<div class='dsh-ClientHeader' style='margin-top:6px;font-family:"
+        "var(--jp-ui-font-family, sans-serif);font-size:12px;color:"
+        f"var(--jp-ui-font-color1, inherit)'><strong>client</strong> {esc(label)}"
+        f"{esc(count)}</div>"
+    )
+    return {"text/plain": f"client {visible(label)}{count}", "text/html": html}
+
+
+def _events(log: SessionLog) -> list[JournalEvent]:
+    return [JournalEvent(e["type"], e["data"]) for e in log.events]
+
+
+def entry_card(entry: CallEntry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
     from dsh_nb.cards import CardModel, render_card
 
     call_view = presenter.present_call(entry.call_id, entry.name, entry.arguments)
@@ -139,7 +245,9 @@ def replay(
     ----------
     source
         A JSON Lines file written by ``%tool_log --save`` (or
-        ``SessionLog.write_jsonl``), or a ``SessionLog``.
+        ``SessionLog.write_jsonl``), or a server's journal, whose events
+        name their client (``"agent"``): each client's calls are then shown
+        together under a header. Or a ``SessionLog``.
     registry
         Where the tools' presenters are looked up; the kernel registry by
         default. A tool that is not registered gets the generic card.
@@ -153,35 +261,55 @@ def replay(
     Returns
     -------
     Replay
-        The cards, a ``list`` of displayable ``ToolCard``.
+        The cards, a ``list`` of displayable ``ToolCard`` (grouped by
+        client); ``.clients`` maps each client to its cards.
     """
     from dsh_nb.notebook.current import current_state
 
     state = current_state()
     if isinstance(source, SessionLog):
-        log, label = source, "a session log"
+        events, label = _events(source), "a session log"
     else:
-        log, label = SessionLog.read_jsonl(source), repr(os.fspath(source))
+        events, label = read_journal(source), repr(os.fspath(source))
     presenter = ToolPresenter(registry if registry is not None else state.registry)
-    entries = _entries(log)
+    book = CallBook()
+    for event in events:
+        book.add(event)
     shown = display and state.shell is not None
     if messages is not None:
         return _conversation(
-            messages, entries, presenter, state.agent.cwd, shown, label
+            messages, book.entries, presenter, state.agent.cwd, shown, label
         )
-    cards = [_card(e, presenter, state.agent.cwd) for e in entries]
-    if shown:
-        from IPython.display import display as _show
-
-        show: Callable[..., Any] = _show
-        for card in cards:
+    show: Callable[..., Any] = _show if shown else _hide
+    cards: list[ToolCard] = []
+    groups: dict[str, list[ToolCard]] = {}
+    named = any(client is not None for client in book.clients)
+    for client, entries in book.clients.items():
+        group = [entry_card(e, presenter, state.agent.cwd) for e in entries]
+        cards += group
+        if named:
+            name = client if client is not None else "unnamed client"
+            groups[name] = group
+            show(client_header(name, len(group)), raw=True)
+        for card in group:
             show(card)
-    return Replay(cards, label)
+    return Replay(cards, label, groups)
+
+
+def _show(*objs: Any, **kwargs: Any) -> None:
+    from IPython.display import display
+
+    shown: Callable[..., Any] = display
+    shown(*objs, **kwargs)
+
+
+def _hide(*objs: Any, **kwargs: Any) -> None:
+    return None
 
 
 def _conversation(
     messages: object,
-    entries: list[_Entry],
+    entries: list[CallEntry],
     presenter: ToolPresenter,
     cwd: str | None,
     shown: bool,
@@ -191,7 +319,7 @@ def _conversation(
     from dsh_nb.notebook.chatview import safe_markdown
 
     # Some servers reuse call ids (llama.cpp's "call_0"): pair in order.
-    by_id: dict[str, list[_Entry]] = {}
+    by_id: dict[str, list[CallEntry]] = {}
     for entry in entries:
         by_id.setdefault(entry.call_id, []).append(entry)
     cards = []
@@ -199,10 +327,11 @@ def _conversation(
         if kind == "call":
             call_id, name, _ = item
             queue = by_id.get(call_id)
-            entry = (
-                queue.pop(0) if queue else _Entry(str(call_id), str(name or ""), None)
-            )
-            card = _card(entry, presenter, cwd)
+            if queue:
+                entry = queue.pop(0)
+            else:
+                entry = CallEntry(str(call_id), str(name or ""), None)
+            card = entry_card(entry, presenter, cwd)
             cards.append(card)
             bundle: Any = card
         else:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import (
@@ -86,6 +87,7 @@ class KernelState:
         self.pending_approvals: dict[str, Any] = {}
         self.policies: dict[str, PolicyEntry] = {}
         self.tools: dict[str, Disposer] = {}
+        self.tool_cells: dict[str, ToolCell] = {}  # what %tools export reads
         self.listeners: dict[tuple[str, str, int], Disposer] = {}
         self.disposers: list[Callable[[], object]] = []
         self._calls = 0
@@ -120,6 +122,7 @@ class KernelState:
         for undo in (*self.tools.values(), *self.listeners.values()):
             undo()
         self.tools.clear()
+        self.tool_cells.clear()
         self.listeners.clear()
         if self.registry.threads is not None:
             self.registry.threads.shutdown()

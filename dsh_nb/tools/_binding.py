@@ -16,18 +16,21 @@ tells the model what to send. ``@tool(coerce=True)`` opts into pydantic's
 lax mode instead (``"50"`` → ``50``, ``"true"`` → ``True``, a Unix time for
 a ``datetime``) for tools that would rather guess than refuse.
 
-``null`` for an optional parameter that does not accept ``null`` means "use
-the default": that is how OpenAI's strict mode (``%tools --openai
---strict``) writes an omitted optional argument.
+``null`` is a value like any other: ``nrows: int = 100`` refuses it
+(``"nrows" must be an integer``), as its schema (``{"type": "integer",
+"default": 100}``) says; leave an argument out for its default, or write
+``nrows: int | None = 100`` to take ``null`` as ``None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from dsh_nb.tools._violations import locate, violations
 from dsh_nb.tools.errors import ToolArgsError
+from dsh_nb.tools.returns import ReturnPlan, convert_return
 from dsh_nb.tools.signature import SignaturePlan
 
 __all__ = ["bind"]
@@ -71,7 +74,6 @@ def make_validate(
     *,
     strict: bool | None,
     json_route: bool,
-    nulls: frozenset[str] = frozenset(),
     names: frozenset[str] | None = None,
 ) -> Callable[[Any], Any]:
     """Return ``validate(args)``: the arguments as the function wants them.
@@ -98,11 +100,6 @@ def make_validate(
         return by_python(args, strict=strict)
 
     def validate(args: Any) -> Any:
-        if nulls and type(args) is not list and isinstance(args, Mapping):
-            if any(args.get(k, 0) is None for k in nulls):
-                args = {
-                    k: v for k, v in args.items() if v is not None or k not in nulls
-                }
         try:
             return once(args)
         except ValidationError as exc:
@@ -131,12 +128,14 @@ def make_validate(
 
 
 def bind(
-    plan: SignaturePlan,
+    plan: SignaturePlan, *, convert: bool = True
 ) -> tuple[Callable[[Any, Any], Any], Callable[[Any], list[str]]]:
     """Return ``body(args, execution)`` and ``check(args) -> violations``.
 
-    ``body`` validates, converts and calls the function; ``check`` only
-    validates (presenters use it to skip arguments a tool would refuse).
+    ``body`` validates, converts and calls the function, and turns what it
+    returns into a result's form (:mod:`dsh_nb.tools.returns`; with
+    ``convert=False`` it hands back the function's own value); ``check``
+    only validates (presenters use it to skip arguments a tool would refuse).
     """
     func = plan.func
     strict = not plan.coerce
@@ -145,7 +144,6 @@ def bind(
         plan.schema,
         strict=plan.strict,
         json_route=plan.json_route,
-        nulls=plan.null_is_absent,
         names=frozenset(plan.schema.get("properties", {})),
     )
     params = plan.params
@@ -158,11 +156,16 @@ def bind(
             plan.extras.validator, plan.schema, strict=strict, json_route=True
         )
 
+    returns = plan.returns
+
     def body(args: Any, execution: Any) -> Any:
         values = validate(args)
-        if direct:
-            return func(**values)
-        return general(args, values, execution)
+        out = func(**values) if direct else general(args, values, execution)
+        if not convert:
+            return out
+        if inspect.isawaitable(out):
+            return _converted(returns, out)
+        return convert_return(returns, out)
 
     def general(args: Any, values: dict[str, Any], execution: Any) -> Any:
         positional: list[Any] = []
@@ -197,3 +200,7 @@ def bind(
         return []
 
     return body, check
+
+
+async def _converted(returns: ReturnPlan, pending: Awaitable[Any]) -> Any:
+    return convert_return(returns, await pending)

@@ -14,7 +14,13 @@ import inspect
 import re
 from typing import Any, Final
 
-__all__ = ["docstring_of", "docstring_summary", "param_docs", "target_of"]
+__all__ = [
+    "docstring_of",
+    "docstring_summary",
+    "param_docs",
+    "target_of",
+    "with_section_breaks",
+]
 
 _OPTIONS: Final = {"warnings": False, "warn_unknown_params": False}
 _HEADER: Final = re.compile(
@@ -23,6 +29,13 @@ _HEADER: Final = re.compile(
     re.IGNORECASE,
 )
 _RULE: Final = re.compile(r"\s*-{3,}\s*\Z")
+# A Google section title alone on an unindented line (griffe's names).
+_GOOGLE_TITLE: Final = re.compile(
+    r"(?:(?:other |type |keyword )?(?:args|arguments|params|parameters)|raises"
+    r"|exceptions|returns|yields|receives|examples|attributes|functions|methods"
+    r"|classes|type aliases|modules|warns|warnings)\s*:\s*\Z",
+    re.IGNORECASE,
+)
 
 
 def target_of(func: object) -> Any:
@@ -59,6 +72,27 @@ def docstring_summary(func: object) -> str:
     return " ".join(" ".join(para).split())
 
 
+def with_section_breaks(doc: str) -> str:
+    """Return ``doc`` with a blank line above each section that lacks one.
+
+    griffe reads a Google ``Args:`` (or a NumPy ``Parameters`` over its
+    rule) as a section only after a blank line, and people often write it
+    straight under the summary; openai-agents adds the line too.
+    """
+    lines = doc.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        below = lines[i + 1] if i + 1 < len(lines) else ""
+        title = not line[:1].isspace() and (
+            (_GOOGLE_TITLE.match(line) is not None and below[:1].isspace())
+            or (line.strip() != "" and _RULE.match(below) is not None)
+        )
+        if title and out and out[-1].strip():
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
 def param_docs(doc: str) -> dict[str, str]:
     """Map parameter name → description, from any docstring style.
 
@@ -69,6 +103,8 @@ def param_docs(doc: str) -> dict[str, str]:
     if not doc.strip():
         return {}
     import griffe
+
+    doc = with_section_breaks(doc)
 
     options: Any = {style: _OPTIONS for style in ("google", "numpy", "sphinx")}
     try:

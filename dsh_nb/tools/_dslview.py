@@ -64,6 +64,9 @@ def _to_prop(
     if len(members) == 1:
         node = {**members[0], **{k: v for k, v in node.items() if k != "anyOf"}}
     kind = node.get("type")
+    if isinstance(kind, list):  # ["integer", "null"]: X | None is X here
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
     enum = node.get("enum")
     if kind is None and enum and all(isinstance(v, str) for v in enum):
         kind = "string"

@@ -145,6 +145,13 @@ def describe(node: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
     if "const" in node:
         return "equal to " + compact_json(node["const"])
     branches = _branches(node)
+    if (
+        branches is not None
+        and "type" in node
+        and all("type" not in b for b in branches)
+    ):
+        # members that only refine the type (a datetime's forms): the first
+        return describe({**branches[0], "type": node["type"]}, defs)
     if branches is not None:
         parts = list(dict.fromkeys(describe(b, defs) for b in branches))
         return (

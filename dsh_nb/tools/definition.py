@@ -16,6 +16,7 @@ from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.names import check_tool_name
+from dsh_nb.tools.origin import note_origin
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 from dsh_nb.tools.worker import mark_async
 
@@ -50,6 +51,9 @@ class ToolDefinition:
 
     Only ``name``, ``description`` and ``parameters`` ever reach a model
     (``ToolRegistry.schemas`` projects them by an explicit allowlist).
+    ``output_schema`` is the JSON Schema of the structured content a result
+    carries in ``meta["structuredContent"]`` (a signature tool's return
+    annotation, an MCP server's declaration); ``serve_mcp`` lists it.
     """
 
     name: str
@@ -59,6 +63,7 @@ class ToolDefinition:
     timeout_ms: float | None = None
     present_call: Callable[[Any], ToolCallView | None] | None = None
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None = None
+    output_schema: Mapping[str, Any] | None = None
 
 
 def text_block(text: str) -> dict[str, str]:
@@ -159,6 +164,7 @@ def define_tool(
 
     run.__qualname__ = f"{getattr(execute, '__qualname__', name)}"
     mark_async(run, execute)
+    note_origin(run, execute)
     return _finish(
         name=name,
         description=description,
@@ -211,6 +217,7 @@ def _finish(
     timeout_ms: float | None,
     present_call: Callable[[Any], ToolCallView | None] | None,
     present_result: Callable[[Any, ToolResult], ToolResultView | None] | None,
+    output_schema: Mapping[str, Any] | None = None,
 ) -> ToolDefinition:
     """The definition, with presenters that skip arguments the tool refuses."""
     call_presenter = None
@@ -235,6 +242,7 @@ def _finish(
         timeout_ms=timeout_ms,
         present_call=call_presenter,
         present_result=result_presenter,
+        output_schema=output_schema,
     )
 
 
@@ -303,6 +311,7 @@ def tool(
         plan = signature.plan_signature(fn, coerce=coerce)
         body, check = bind(plan)
         mark_async(body, fn)
+        note_origin(body, fn)
         return _finish(
             name=tool_name,
             description=text,
@@ -312,6 +321,7 @@ def tool(
             timeout_ms=timeout_ms,
             present_call=present_call,
             present_result=present_result,
+            output_schema=plan.returns.output_schema,
         )
 
     if func is not None:

@@ -24,7 +24,11 @@ What the signature says beyond types:
   schema advertises is one the tool accepts; any other default must pass
   the parameter's own validation, or the definition fails;
 - parameters typed ``ToolExecution`` or ``AbortSignal`` are filled by the
-  pipeline, not the model.
+  pipeline, not the model;
+- strings for ``datetime``, ``time``, ``timedelta``, ``UUID`` and
+  ``Decimal`` are checked in exactly the forms the schema advertises
+  (``_formats.py``), so the runtime takes what the schema allows, formats
+  included; what the function returns is read in ``returns.py``.
 
 pydantic and griffe are imported here, on the first ``@tool``: importing
 this module costs nothing. The per-call half lives in ``_binding.py``.
@@ -41,6 +45,7 @@ from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
 from dsh_nb.tools import _annotations as ann
+from dsh_nb.tools import _formats
 from dsh_nb.tools._docstring import (
     docstring_of,
     docstring_summary,
@@ -50,6 +55,7 @@ from dsh_nb.tools._docstring import (
 from dsh_nb.tools._dslview import spec_from_signature
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import is_json_data
+from dsh_nb.tools.returns import ReturnPlan, plan_return
 
 __all__ = [
     "Param",
@@ -98,11 +104,11 @@ class SignaturePlan:
     adapter: Any  # pydantic.TypeAdapter of the arguments' TypedDict
     extras: Any  # TypeAdapter of dict[str, T] for **kwargs: T, or None
     schema: dict[str, Any]
-    null_is_absent: frozenset[str]
     validator: Any  # the pydantic-core SchemaValidator calls go through
     strict: bool | None  # passed to it: None when the schema sets strictness
     json_route: bool  # validate from JSON text (see _SAME_IN_PYTHON)
     coerce: bool
+    returns: ReturnPlan
 
 
 def _where(func: object) -> str:
@@ -134,9 +140,9 @@ def _kinds(core: Any) -> set[str]:
 
 def _route(adapter: Any, coerce: bool) -> tuple[Any, bool | None, bool]:
     """Pick ``(validator, strict flag, from JSON text?)`` for a tool, once."""
-    if coerce:
-        return adapter.validator, False, False
     kinds = _kinds(adapter.core_schema)
+    if coerce:
+        return _with_formats(adapter, kinds, coerce=True), False, False
     if kinds <= _SAME_IN_PYTHON:
         return adapter.validator, True, False
     if kinds <= _SAME_IN_PYTHON | _DATACLASS:
@@ -165,7 +171,23 @@ def _route(adapter: Any, coerce: bool) -> tuple[Any, bool | None, bool]:
             return SchemaValidator(core), None, False
         except SchemaError:  # a pydantic-core that reads these keys otherwise
             pass
-    return adapter.validator, True, True
+    return _with_formats(adapter, kinds, coerce=False), True, True
+
+
+def _with_formats(adapter: Any, kinds: set[str], *, coerce: bool) -> Any:
+    """The adapter's validator, checking strings as the schema says (``_formats``)."""
+    if not kinds & _formats.KINDS:
+        return adapter.validator
+    import copy
+
+    from pydantic_core import SchemaError, SchemaValidator
+
+    core = copy.deepcopy(adapter.core_schema)
+    _formats.patch_core(core, coerce=coerce)
+    try:
+        return SchemaValidator(core)
+    except SchemaError:  # a pydantic-core that builds these otherwise
+        return adapter.validator
 
 
 _USE: Final = (
@@ -282,7 +304,7 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
             _adapter(typing.get_args(hint)[0], where, name)
         raise
     try:
-        raw = adapter.json_schema()
+        raw = adapter.json_schema(schema_generator=_formats.json_schema_generator())
     except PydanticInvalidForJsonSchema:
         bad = next(
             (n for n, h in fields.items() if not _describable(typing.get_args(h)[0])),
@@ -301,7 +323,8 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
             if text:
                 prop["description"] = text
     if extras is not None:
-        schema["additionalProperties"] = tidy_schema(extras.json_schema()).get(
+        more = extras.json_schema(schema_generator=_formats.json_schema_generator())
+        schema["additionalProperties"] = tidy_schema(more).get(
             "additionalProperties", {}
         )
     for name, prop in list(props.items()):
@@ -321,7 +344,7 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
         _fail(where, name, f"has default {defaults[name]!r}, which {problem}")
     for name, value in wire.items():
         props[name]["default"] = value
-    null_is_absent = frozenset(_check_defaults(route, dict.fromkeys(defaults), schema))
+    _formats.merge_notes(schema)
     return SignaturePlan(
         func=func,
         where=where,
@@ -329,11 +352,11 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
         adapter=adapter,
         extras=extras,
         schema=schema,
-        null_is_absent=null_is_absent,
         validator=route[0],
         strict=route[1],
         json_route=route[2],
         coerce=coerce,
+        returns=plan_return(hints, where),
     )
 
 
@@ -395,7 +418,8 @@ def bind_to_signature(
 
     Raises :class:`~dsh_nb.tools.errors.ToolArgsError` for arguments the
     function's signature refuses; extra keys go to ``**kwargs`` or away.
+    ``body`` returns what the function returns (``@tool`` converts it).
     """
     from dsh_nb.tools._binding import bind
 
-    return bind(plan_signature(func, coerce=coerce))[0]
+    return bind(plan_signature(func, coerce=coerce), convert=False)[0]

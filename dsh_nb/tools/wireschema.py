@@ -11,8 +11,9 @@ because it cannot be written inline; OpenAI, Anthropic and MCP accept those.
 
 :func:`strict_schema` rewrites a tool's parameters for OpenAI's strict
 function calling (``%tools --openai --strict``): ``additionalProperties:
-false`` on every object, every property required, and an optional top-level
-parameter made nullable; the tool reads ``null`` there as "use the default".
+false`` on every object and every property required, its default said in
+its description, so the model sends the value it means (the tool refuses a
+``null`` its parameter does not accept, as the plain schema says).
 Plain functions on plain JSON, no pydantic import.
 """
 
@@ -22,7 +23,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["StrictSchemaError", "strict_schema", "tidy_schema"]
+__all__ = ["StrictSchemaError", "refinements", "strict_schema", "tidy_schema"]
 
 _SCHEMA_LISTS: Final = ("anyOf", "allOf", "oneOf", "prefixItems")
 _SCHEMA_ONE: Final = ("items", "additionalProperties", "not")
@@ -89,7 +90,7 @@ def tidy_schema(raw: Mapping[str, Any]) -> dict[str, Any]:
                 node[key] = [
                     inline(v, stack) if isinstance(v, dict) else v for v in node[key]
                 ]
-        return node
+        return _type_array(node)
 
     schema.pop("description", None)
     out = inline(schema, ())
@@ -105,23 +106,50 @@ def tidy_schema(raw: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _nullable(node: dict[str, Any]) -> dict[str, Any]:
-    kind = node.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return node
+_SCALARS: Final = frozenset({"string", "integer", "number", "boolean"})
+_NULL: Final = {"type": "null"}
+
+
+def _is_scalar(node: object) -> bool:
+    """A node of one scalar type whose keywords all concern that type."""
+    return (
+        isinstance(node, dict)
+        and node.get("type") in _SCALARS
+        and not any(k in node for k in ("enum", "const", "$ref"))
+        and (refinements(node) is not None or "anyOf" not in node)
+    )
+
+
+def refinements(node: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The members of a typed node's ``anyOf`` that only refine its type.
+
+    A datetime is ``{"type": "string", "anyOf": [{"format": "date-time"},
+    {"format": "date"}, {"pattern": ...}]}``: each member narrows the
+    string, none names a type. None for any other node.
+    """
     members = node.get("anyOf")
-    if isinstance(members, list):
-        if not any(m.get("type") == "null" for m in members if isinstance(m, dict)):
-            members.append({"type": "null"})
+    if "type" not in node or not isinstance(members, list) or not members:
+        return None
+    if all(isinstance(m, dict) and "type" not in m for m in members):
+        return members
+    return None
+
+
+def _type_array(node: dict[str, Any]) -> dict[str, Any]:
+    """``anyOf: [X, null]`` for a scalar ``X`` as ``type: [X, "null"]``.
+
+    The same set of values; form-filling MCP clients (the Inspector, and
+    others that convert input by the top-level ``type``) read only this
+    form, so they send ``3`` rather than ``"3"`` for ``int | None``.
+    """
+    members = node.get("anyOf")
+    if not isinstance(members, list) or len(members) != 2 or _NULL not in members:
         return node
-    if isinstance(kind, str) and "enum" not in node and "const" not in node:
-        node["type"] = [kind, "null"]
+    other = members[1 - members.index(_NULL)]
+    if not _is_scalar(other):
         return node
-    description = node.pop("description", None)
-    out: dict[str, Any] = {"anyOf": [node, {"type": "null"}]}
-    if description is not None:
-        out["description"] = description
-    return out
+    rest = {k: v for k, v in node.items() if k != "anyOf"}
+    return {**other, "type": [other["type"], "null"], **rest}
 
 
 def _with_default_note(node: dict[str, Any], default: Any) -> None:
@@ -136,10 +164,10 @@ def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
     """Return ``parameters`` rewritten for OpenAI strict function calling.
 
     Every object gets ``additionalProperties: false`` and lists all its
-    properties as required; a top-level parameter that was optional becomes
-    nullable (``null`` means "use the default"), a nested optional field is
-    simply required. Defaults move into the description; keywords and
-    formats strict mode refuses are dropped.
+    properties as required; an optional one keeps its own type (nullable
+    only when it was) and its default moves into the description. Keywords
+    and formats strict mode refuses are dropped; of a datetime's forms the
+    first (``format: date-time``) is kept.
 
     Raises
     ------
@@ -151,7 +179,11 @@ def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
     schema = copy.deepcopy(dict(parameters))
     problems: list[str] = []
 
-    def fix(node: dict[str, Any], path: str, top: bool) -> dict[str, Any]:
+    def fix(node: dict[str, Any], path: str) -> dict[str, Any]:
+        narrowed = refinements(node)
+        if narrowed is not None:  # strict mode takes one form: the first
+            del node["anyOf"]
+            node.update(narrowed[0])
         for key in _STRICT_DROPS:
             node.pop(key, None)
         if node.get("format") not in (None, *_STRICT_FORMATS):
@@ -172,25 +204,23 @@ def strict_schema(parameters: Mapping[str, Any], tool: str) -> dict[str, Any]:
             if extra not in (None, False) or "properties" not in node:
                 problems.append(f'"{path}" is an object without fixed properties')
             props = node.get("properties") or {}
-            required = set(node.get("required") or ())
             for key, value in list(props.items()):
-                sub = fix(value, f"{path}.{key}" if path else key, False)
-                props[key] = _nullable(sub) if top and key not in required else sub
+                props[key] = fix(value, f"{path}.{key}" if path else key)
             node["required"] = list(props)
             node["additionalProperties"] = False
         for key in ("items",):
             if isinstance(node.get(key), dict):
-                node[key] = fix(node[key], f"{path}[]", False)
+                node[key] = fix(node[key], f"{path}[]")
         for key in ("anyOf", "allOf", "oneOf"):
             if isinstance(node.get(key), list):
-                node[key] = [fix(m, path, False) for m in node[key]]
+                node[key] = [fix(m, path) for m in node[key]]
         return node
 
     defs = schema.get("$defs")
     if isinstance(defs, dict):
         for name, value in defs.items():
-            defs[name] = fix(value, name, False)
-    out = fix(schema, "", True)
+            defs[name] = fix(value, name)
+    out = fix(schema, "")
     if problems:
         listed = "; ".join(dict.fromkeys(problems))
         raise StrictSchemaError(

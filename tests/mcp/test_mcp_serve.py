@@ -278,13 +278,7 @@ async def test_client_cancellation_cancels_a_pending_approval(mode):
 
 
 async def test_structured_content_where_an_output_schema_is_declared():
-    from dataclasses import dataclass, field, fields
-
-    from dsh_nb.tools import ToolDefinition
-
-    @dataclass(frozen=True, slots=True, kw_only=True)
-    class WithOutput(ToolDefinition):
-        output_schema: dict = field(default_factory=dict)
+    from dataclasses import replace
 
     base = define_tool(
         name="point",
@@ -293,9 +287,7 @@ async def test_structured_content_where_an_output_schema_is_declared():
         execute=lambda args: '{"x": 1, "y": 2}',
     )
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
-    tool = WithOutput(
-        **{f.name: getattr(base, f.name) for f in fields(base)}, output_schema=schema
-    )
+    tool = replace(base, output_schema=schema)
     registry = ToolRegistry()
     registry.register(tool)
     registry.register(add_tool())

@@ -263,7 +263,7 @@ def test_tools_openai_strict(ip: InteractiveShell) -> None:
                     "type": "object",
                     "properties": {
                         "a": {"type": "integer"},
-                        "b": {"type": ["integer", "null"], "description": "default: 2"},
+                        "b": {"type": "integer", "description": "default: 2"},
                     },
                     "required": ["a", "b"],
                     "additionalProperties": False,
@@ -272,10 +272,14 @@ def test_tools_openai_strict(ip: InteractiveShell) -> None:
             },
         }
     ]
-    # What strict mode sends for an omitted optional argument: null.
+    # Strict mode sends every argument; null is refused where the schema
+    # refuses it, as the plain schema says.
+    assert run(ip, '%call add {"a": 1, "b": 2}').cards()[-1]["result"]["content"] == [
+        {"type": "text", "text": "3"}
+    ]
     assert run(ip, '%call add {"a": 1, "b": null}').cards()[-1]["result"][
         "content"
-    ] == [{"type": "text", "text": "3"}]
+    ] == [{"type": "text", "text": 'Error: invalid arguments: "b" must be an integer'}]
     assert "goes with --openai" in usage_error(run(ip, "%tools --strict"))
     run(ip, "%%tool\ndef weigh(w: dict[str, float]) -> str:\n    return ''\n")
     assert usage_error(run(ip, "%tools --openai --strict")) == (

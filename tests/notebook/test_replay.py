@@ -192,3 +192,87 @@ def test_replay_reports_a_bad_file(tmp_path: Path) -> None:
     path.write_text('{"type": "tool/call", "data": {}}\nnot json\n')
     with pytest.raises(ValueError, match=r"bad\.jsonl:2: not JSON"):
         replay(path, display=False)
+
+
+def _server_journal(path: Path) -> None:
+    """Real calls of three client sessions, interleaved, journaled as
+    ``python -m dsh_nb serve --journal`` does: each line tagged with its
+    session's id, each session opened by an ``mcp/session`` line naming
+    its client. Two sessions are one client's (a stateless server makes
+    one per request)."""
+    import asyncio
+    import json
+
+    from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, tool
+    from dsh_nb.tools.journal import turn
+    from dsh_nb.tools.jsonvalue import to_plain
+
+    @tool
+    def add(a: int, b: int = 2) -> str:
+        """Add two integers."""
+        return str(a + b)
+
+    registry = ToolRegistry()
+    registry.register(add)
+    lines: list[str] = []
+    sessions = [
+        ("s-1", "claude-code"),
+        ("s-2", "<img src=x onerror=alert(1)>"),
+        ("s-3", "claude-code"),
+    ]
+    agents = []
+    for tag, client in sessions:
+        agent = Agent(tag)
+        agents.append(agent)
+        lines.append(
+            json.dumps(
+                {
+                    "type": "mcp/session",
+                    "agent": tag,
+                    "data": {"agent": tag, "client": client},
+                }
+            )
+        )
+        agent.session.on_append(
+            lambda event, tag=tag: lines.append(
+                json.dumps(dict(to_plain(event), agent=tag))
+            )
+        )
+
+    async def calls() -> None:
+        for i, agent in enumerate(agents):
+            with turn(agent):
+                # Every session uses the same call id: they must stay apart.
+                await registry.execute(
+                    ToolExecutionInput(
+                        call_id="call-1", name="add", arguments={"a": i}, agent=agent
+                    )
+                )
+
+    asyncio.run(calls())
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_replay_groups_a_servers_calls_by_client(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    path = tmp_path / "server.jsonl"
+    _server_journal(path)
+    run(ip, "import dsh_nb")
+    cell = run(ip, f"_r = dsh_nb.replay({str(path)!r})\n_r")
+    assert cell.error is None
+    shown = [o["data"].get("text/plain", "") for o in cell.outputs]
+    cards = cell.cards()
+    assert [c["result"]["content"][0]["text"] for c in cards] == ["2", "4", "3"]
+    headers = [t for t in shown if t.startswith("client ")]
+    assert headers == [
+        "client claude-code · 2 calls",
+        "client <img src=x onerror=alert(1)> · 1 call",
+    ]
+    html = "".join(o["data"].get("text/html", "") for o in cell.outputs)
+    assert "<img" not in html and "&lt;img src=x" in html
+    result = ip.user_ns["_r"]
+    assert list(result.clients) == ["claude-code", "<img src=x onerror=alert(1)>"]
+    assert [len(v) for v in result.clients.values()] == [2, 1]
+    assert "replayed 3 calls" in cell.stdout
+    assert "(2 clients: claude-code, <img" in cell.stdout

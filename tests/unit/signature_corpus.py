@@ -658,7 +658,6 @@ CORPUS: tuple[Sample, ...] = (
             ({"amount": 3, "currency": "USD"}, "3.00 USD"),
         ],
         [({"amount": "twelve"}, ['"amount" must be a decimal number'])],
-        format_only=True,
     ),
     Sample(
         export,

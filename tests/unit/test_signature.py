@@ -168,14 +168,12 @@ def test_times_and_paths_are_strings_with_formats() -> None:
     ) -> None: ...
 
     props = props_of(f)
-    assert [props[k]["format"] for k in "abcdp"] == [
-        "date-time",
-        "date",
-        "time",
-        "duration",
-        "path",
-    ]
+    assert [props[k]["format"] for k in "bdp"] == ["date", "duration", "path"]
     assert all(props[k]["type"] == "string" for k in "abcdp")
+    # a datetime also takes a date alone and no offset, and says so twice
+    assert [m.get("format") for m in props["a"]["anyOf"]] == ["date-time", "date", None]
+    assert "a date alone, e.g. 2026-03-01, means midnight" in props["a"]["description"]
+    assert [m.get("format") for m in props["c"]["anyOf"]] == ["time", None]
 
 
 def test_typed_dict_maps_to_object_with_required_keys() -> None:
@@ -217,7 +215,7 @@ def test_dataclass_maps_to_object_with_docstring_descriptions() -> None:
         "properties": {
             "x": {"type": "integer", "description": "horizontal position"},
             "y": {"type": "number", "default": 0.0},
-            "label": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "label": {"type": ["string", "null"], "default": None},
             "tags": {"type": "array", "items": {"type": "string"}},
         },
         "required": ["x"],
@@ -281,7 +279,7 @@ def test_optional_is_nullable_and_required_without_a_default(annotation: Any) ->
     f.__annotations__ = {"n": annotation}
     assert schema_of(f) == {
         "type": "object",
-        "properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+        "properties": {"n": {"type": ["integer", "null"]}},
         "required": ["n"],
     }
 
@@ -324,10 +322,7 @@ def test_none_default_makes_the_type_nullable() -> None:
     def f(n: int = None) -> Any:  # type: ignore[assignment]  # noqa: RUF013
         return n
 
-    assert props_of(f)["n"] == {
-        "anyOf": [{"type": "integer"}, {"type": "null"}],
-        "default": None,
-    }
+    assert props_of(f)["n"] == {"type": ["integer", "null"], "default": None}
     assert bind_to_signature(f)({"n": None}, None) is None
 
 
@@ -470,6 +465,51 @@ def test_sphinx_docstring_descriptions() -> None:
     assert props["nrows"]["description"] == "How many rows."
 
 
+def test_sections_right_under_the_summary_are_read_in_every_style() -> None:
+    def google(path: str, limit: int = 5) -> None:
+        """Read a file.
+        Args:
+            path (str): Where to read.
+            limit: How many lines.
+        Returns:
+            Nothing.
+        """
+
+    def numpy(path: str, limit: int = 5) -> None:
+        """Read a file.
+        Parameters
+        ----------
+        path : str
+            Where to read.
+        limit : int
+            How many lines.
+        """
+
+    def sphinx(path: str, limit: int = 5) -> None:
+        """Read a file.
+        :param path: Where to read.
+        :param limit: How many lines.
+        """
+
+    for func in (google, numpy, sphinx):
+        definition = tool(func)
+        assert definition.description == "Read a file.", func.__name__
+        props = definition.parameters["properties"]
+        assert (props["path"]["description"], props["limit"]["description"]) == (
+            "Where to read.",
+            "How many lines.",
+        ), func.__name__
+
+
+def test_a_title_word_inside_prose_is_not_a_section() -> None:
+    def f(x: int) -> None:
+        """Sum things.
+        Returns: nothing much, and Args: is prose here.
+        """
+
+    assert "description" not in props_of(f)["x"]
+
+
 def test_docstring_summary() -> None:
     def f() -> None:
         """Search  the
@@ -514,7 +554,7 @@ def test_unannotated_parameter_is_any_with_a_warning() -> None:
         "x: str)"
     ]
     assert definition.parameters["properties"]["x"] == {}
-    assert definition.execute({"x": {"any": [1]}, "y": 1}, None) == {"any": [1]}
+    assert definition.execute({"x": {"any": [1]}, "y": 1}, None) == '{"any":[1]}'
 
 
 def test_any_is_accepted_without_a_warning() -> None:
@@ -695,12 +735,14 @@ def test_bind_drops_extra_keys_and_keeps_function_defaults() -> None:
     assert body(snapshot_json({"a": "x", "b": [2]}), None) == ("x", [2])
 
 
-def test_null_for_an_optional_non_nullable_parameter_means_the_default() -> None:
+def test_null_is_refused_where_the_schema_refuses_it() -> None:
     def f(n: int = 5, s: str | None = "x") -> tuple[int, Any]:
         return n, s
 
+    assert props_of(f)["n"] == {"type": "integer", "default": 5}
+    assert violations(f, {"n": None}) == ('"n" must be an integer',)
     body = bind_to_signature(f)
-    assert body({"n": None}, None) == (5, "x")
+    assert body({}, None) == (5, "x")  # absent: the default
     assert body({"s": None}, None) == (5, None)  # s accepts null: kept
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -11,7 +12,7 @@ import pytest
 
 from dsh_nb.cards.listing import parameters_summary
 from dsh_nb.tools.definition import tool
-from dsh_nb.tools.errors import ToolDefinitionError
+from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.names import check_tool_name, suggest_tool_name
 from dsh_nb.tools.wireschema import StrictSchemaError, strict_schema, tidy_schema
 
@@ -68,7 +69,7 @@ def _strict(func: Any) -> dict[str, Any]:
     return strict_schema(definition.parameters, definition.name)
 
 
-def test_strict_requires_everything_and_makes_top_level_optionals_nullable() -> None:
+def test_strict_requires_everything_and_says_each_default() -> None:
     def pick(span: Span, k: int = 3, name: str | None = None) -> str:
         return ""
 
@@ -84,27 +85,40 @@ def test_strict_requires_everything_and_makes_top_level_optionals_nullable() -> 
                 "required": ["start", "end"],
                 "additionalProperties": False,
             },
-            "k": {"type": ["integer", "null"], "description": "default: 3"},
-            "name": {
-                "anyOf": [{"type": "string"}, {"type": "null"}],
-                "description": "default: null",
-            },
+            "k": {"type": "integer", "description": "default: 3"},
+            "name": {"type": ["string", "null"], "description": "default: null"},
         },
         "required": ["span", "k", "name"],
         "additionalProperties": False,
     }
 
 
-def test_strict_keeps_enums_nullable_by_wrapping() -> None:
+def test_strict_keeps_an_enum_with_its_default_said() -> None:
     def pick(mode: Literal["a", "b"] = "a") -> str:
         return mode
 
     assert _strict(pick)["properties"]["mode"] == {
-        "anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}],
+        "type": "string",
+        "enum": ["a", "b"],
         "description": 'default: "a"',
     }
-    # ... and the tool reads strict mode's null as the default
-    assert tool(pick).execute({"mode": None}, None) == "a"
+    # ... and the tool refuses null, as both schemas say
+    with pytest.raises(ToolArgsError):
+        tool(pick).execute({"mode": None}, None)
+
+
+def test_strict_keeps_the_first_form_of_a_datetime() -> None:
+    def since(when: datetime.datetime | None = None) -> str:
+        return ""
+
+    assert _strict(since)["properties"]["when"] == {
+        "type": ["string", "null"],
+        "format": "date-time",
+        "description": (
+            "ISO 8601, e.g. 2026-03-01T09:30:00Z; without an offset the time is "
+            "naive; a date alone, e.g. 2026-03-01, means midnight (default: null)"
+        ),
+    }
 
 
 @pytest.mark.parametrize(

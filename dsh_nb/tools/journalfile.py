@@ -1,0 +1,208 @@
+"""Journal files: JSON Lines of ``{"type", "data"}`` events, read or tailed.
+
+``%tool_log --save`` writes one agent's session log this way; a server that
+journals many clients (``python -m dsh_nb serve --journal``) writes the same
+lines with the client session's id beside them, ``{"type", "data",
+"agent"}``, each session opened by an ``mcp/session`` line naming the
+client. Reading keeps that tag, so a replay can group the calls by client.
+:class:`JournalTail` reads what another process appends, one complete line
+at a time: a line still being written waits for its
+newline, and a file that is truncated or replaced (log rotation) is read
+again from its start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json
+from dsh_nb.tools.surrogates import escape_tree
+
+__all__ = ["JournalEvent", "JournalTail", "TailRead", "parse_line", "read_journal"]
+
+_MAX_PENDING: Final = 64 * 1024 * 1024  # a "line" longer than this is not one
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEvent:
+    """One event, and the client session it belongs to, if tagged."""
+
+    type: str
+    data: Mapping[str, Any]
+    agent: str | None = None
+
+
+def parse_line(line: str, where: str = "line") -> JournalEvent:
+    """Read one journal line; ``ValueError`` names ``where`` and the fault."""
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: an event must be an object")
+    kind = raw.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"{where}: an event needs a non-empty string type")
+    data = raw.get("data", {})
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: an event's data must be an object")
+    agent = raw.get("agent")
+    try:
+        # As a session log holds it: deep-frozen, lone surrogates escaped.
+        frozen = snapshot_json(escape_tree(data))
+    except NotJsonError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return JournalEvent(
+        kind,
+        frozen,
+        agent if isinstance(agent, str) else None,
+    )
+
+
+def read_journal(path: str | os.PathLike[str]) -> list[JournalEvent]:
+    """Every event of a journal file; blank lines are skipped.
+
+    A last line with no newline that does not parse is a write still under
+    way (the file is live), and is left out; any other bad line is an error
+    naming the file and the line.
+    """
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    lines = text.split("\n")
+    events = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(parse_line(line, f"{os.fspath(path)}:{number}"))
+        except ValueError:
+            if number == len(lines):  # no newline after it: still being written
+                break
+            raise
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class TailRead:
+    """What one poll found: new events, and what happened to the file."""
+
+    events: tuple[JournalEvent, ...] = ()
+    notes: tuple[str, ...] = ()
+    bad_lines: int = 0
+
+
+class JournalTail:
+    """Follow a journal file as it grows; each poll reads what is new.
+
+    The file stays open between polls, so lines appended just before a
+    rotation are still read from the old file before the new one.
+
+    Parameters
+    ----------
+    path
+        The file; it may not exist yet.
+    from_start
+        Read what the file already holds too (default: only what comes next).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, from_start: bool = False):
+        self.path = os.fspath(path)
+        self._from_start = from_start
+        self._fh: BinaryIO | None = None
+        self._identity: tuple[int, int] | None = None
+        self._pending = b""
+        self._started = False
+        self._missing = False
+
+    def poll(self, max_bytes: int = 4 * 1024 * 1024) -> TailRead:
+        """Read the complete lines appended since the last poll."""
+        notes: list[str] = []
+        events: list[JournalEvent] = []
+        bad = 0
+        if self._fh is None:
+            self._open(notes)
+        if self._fh is not None:
+            found, wrong = self._lines(self._fh.read(max_bytes))
+            events += found
+            bad += wrong
+            if self._check(notes):  # truncated or replaced: read it again
+                found, wrong = self._lines(self._fh.read(max_bytes))
+                events += found
+                bad += wrong
+        return TailRead(tuple(events), tuple(notes), bad)
+
+    def close(self) -> None:
+        """Stop following: close the file."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def _open(self, notes: list[str]) -> None:
+        first = not self._started
+        self._started = True
+        try:
+            fh = open(self.path, "rb")  # kept open between polls
+        except FileNotFoundError:
+            if not self._missing and not first:
+                notes.append("the file is gone; waiting for it to come back")
+            self._missing = True
+            return
+        stat = os.fstat(fh.fileno())
+        if first and not self._from_start:
+            fh.seek(stat.st_size)
+        elif not first:
+            notes.append("the file is there now; reading it from its start")
+        self._fh, self._identity, self._missing = fh, (stat.st_dev, stat.st_ino), False
+
+    def _check(self, notes: list[str]) -> bool:
+        """Notice truncation and replacement; True when reading restarts."""
+        assert self._fh is not None
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return False  # moved away, not yet replaced: keep the old file
+        if (stat.st_dev, stat.st_ino) != self._identity:
+            notes.append("the file was replaced; reading the new one from its start")
+            self.close()
+            self._pending = b""
+            self._started = True
+            try:
+                fh = open(self.path, "rb")  # kept open between polls
+            except FileNotFoundError:
+                return False
+            new = os.fstat(fh.fileno())
+            self._fh, self._identity = fh, (new.st_dev, new.st_ino)
+            return True
+        if stat.st_size < self._fh.tell():
+            notes.append("the file was truncated; reading it again from its start")
+            self._fh.seek(0)
+            self._pending = b""
+            return True
+        return False
+
+    def _lines(self, chunk: bytes) -> tuple[list[JournalEvent], int]:
+        if not chunk:
+            return [], 0
+        data = self._pending + chunk
+        *complete, rest = data.split(b"\n")
+        if len(rest) > _MAX_PENDING:
+            rest = b""  # not a journal line: drop it rather than grow forever
+        self._pending = rest
+        return _parse_all(complete)
+
+
+def _parse_all(lines: Iterable[bytes]) -> tuple[list[JournalEvent], int]:
+    events: list[JournalEvent] = []
+    bad = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            events.append(parse_line(raw.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError):
+            bad += 1
+    return events, bad

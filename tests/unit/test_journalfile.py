@@ -1,0 +1,85 @@
+"""Journal files: read with their client tags; tailed through partial lines,
+truncation and rotation."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dsh_nb.tools.journalfile import JournalTail, parse_line, read_journal
+
+
+def _line(call_id: str, agent: str | None = None) -> str:
+    event: dict[str, object] = {"type": "tool/call", "data": {"callId": call_id}}
+    if agent is not None:
+        event["agent"] = agent
+    return json.dumps(event) + "\n"
+
+
+def _ids(events: object) -> list[str]:
+    return [e.data["callId"] for e in events]  # type: ignore[attr-defined]
+
+
+def test_parse_keeps_the_client_and_freezes_the_data() -> None:
+    event = parse_line('{"type": "tool/call", "data": {"a": [1]}, "agent": "s-1"}')
+    assert (event.type, event.agent) == ("tool/call", "s-1")
+    with pytest.raises(TypeError):
+        event.data["a"].append(2)  # type: ignore[attr-defined]
+    for bad, why in [
+        ("[]", "must be an object"),
+        ('{"data": {}}', "string type"),
+        ('{"type": "t", "data": 1}', "data must be an object"),
+        ("nope", "not JSON"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            parse_line(bad, "f:3")
+
+
+def test_read_skips_a_last_line_still_being_written(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(_line("a", "claude") + "\n" + _line("b") + '{"type": "tool/ca')
+    events = read_journal(path)
+    assert _ids(events) == ["a", "b"] and events[0].agent == "claude"
+    path.write_text(_line("a") + "broken\n" + _line("b"))
+    with pytest.raises(ValueError, match=r"j\.jsonl:2: not JSON"):
+        read_journal(path)
+
+
+def test_tail_reads_whole_lines_only_and_survives_rotation(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(_line("old"))
+    tail = JournalTail(path)
+    assert tail.poll().events == ()  # what was there before is not new
+    with path.open("a") as fh:
+        fh.write(_line("one")[:10])
+    assert tail.poll().events == ()
+    with path.open("a") as fh:
+        fh.write(_line("one")[10:] + "garbage\n")
+    read = tail.poll()
+    assert _ids(read.events) == ["one"] and read.bad_lines == 1
+    # Truncated.
+    path.write_text("")
+    assert "truncated" in tail.poll().notes[0]
+    with path.open("a") as fh:
+        fh.write(_line("two"))
+    assert _ids(tail.poll().events) == ["two"]
+    # Rotated: the old file's last lines first, then the new file.
+    with path.open("a") as fh:
+        fh.write(_line("three"))
+    os.rename(path, tmp_path / "j.jsonl.1")
+    assert _ids(tail.poll().events) == ["three"]
+    path.write_text(_line("four"))
+    read = tail.poll()
+    assert _ids(read.events) == ["four"] and "replaced" in read.notes[0]
+    # Gone, then back.
+    os.remove(path)
+    os.remove(tmp_path / "j.jsonl.1")
+    tail.close()
+    tail = JournalTail(path, from_start=True)
+    assert tail.poll().events == ()
+    path.write_text(_line("five"))
+    assert _ids(tail.poll().events) == ["five"]
+    tail.close()
