@@ -10,6 +10,7 @@ against that nginx. The notebook cells run in an in-process IPython shell.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -200,11 +201,8 @@ def test_the_notebook_cells_export_the_module_the_guide_shows(
         for cell in cells[:-1]:
             assert ip.run_cell(cell).success, cell
         last = ip.run_cell(cells[-1])
-        if not (tmp_path / "tools.py").exists():
-            error = last.error_in_exec or last.error_before_exec
-            if "unrecognized arguments: export" in str(error):
-                pytest.skip(f"%tools export is not in this build yet: {error}")
-            raise AssertionError(f"%tools export wrote nothing: {error}")
+        assert last.success, last.error_in_exec or last.error_before_exec
+        assert (tmp_path / "tools.py").exists()
     finally:
         ip.run_cell("%unload_ext dsh_nb")
     module = next(b for b in blocks("python") if b.startswith("# tools.py"))
@@ -225,3 +223,39 @@ def test_the_notebook_cells_export_the_module_the_guide_shows(
     assert done.returncode == 0, done.stderr
     exported, by_hand = json.loads(done.stdout)
     assert exported == by_hand
+    # The exported file, served: its policy row asks, the client answers.
+    served = asyncio.run(_serve_and_call(tmp_path / "tools.py", tmp_path))
+    assert served == [
+        "5",
+        "deleted a.txt",
+        'Error: the user rejected tool "delete_file"',
+    ]
+
+
+async def _serve_and_call(module: Path, folder: Path) -> list[str]:
+    from mcp import Client, StdioServerParameters, types
+    from mcp.client.stdio import stdio_client
+
+    actions = ["accept", "decline"]
+
+    async def on_elicit(ctx: object, params: object) -> types.ElicitResult:
+        return types.ElicitResult(action=actions.pop(0))  # type: ignore[arg-type]
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "dsh_nb", "serve", str(module), "--stdio"],
+        env={**_env(), "JUPYTER_RUNTIME_DIR": str(folder)},
+        cwd=str(folder),
+    )
+    texts = []
+    async with Client(
+        stdio_client(params), mode="legacy", elicitation_callback=on_elicit
+    ) as client:
+        for name, args in (
+            ("add", {"a": 2, "b": 3}),
+            ("delete_file", {"path": "a.txt"}),
+            ("delete_file", {"path": "b.txt"}),
+        ):
+            result = await client.call_tool(name, args)
+            texts.append(result.content[0].text)
+    return texts
