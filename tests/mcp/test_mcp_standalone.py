@@ -421,3 +421,29 @@ async def test_allowed_host_lets_a_proxy_name_through_and_nothing_else(
             )
     assert by_proxy.status_code == 200, by_proxy.text
     assert foreign.status_code == 421
+
+
+async def test_a_journal_of_two_clients_replays_in_a_notebook_grouped_by_client(
+    runtime: Path, tmp_path: Path
+) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    log = tmp_path / "calls.jsonl"
+    argv = serve_argv(str(TOOLS), "--stdio", "--journal", str(log))
+    for name, calls in (("claude-code", 2), ("cursor", 1)):
+        async with stdio(argv, runtime, name=name) as c:
+            for i in range(calls):
+                await c.call_tool("add", {"a": i, "b": 1})
+    ip = InteractiveShell.instance()
+    ip.run_cell("%load_ext dsh_nb")
+    try:
+        import dsh_nb
+
+        replayed = dsh_nb.replay(log, display=False)
+    finally:
+        ip.run_cell("%unload_ext dsh_nb")
+    assert {k: len(v) for k, v in replayed.clients.items()} == {
+        "claude-code": 2,
+        "cursor": 1,
+    }
+    assert len(replayed) == 3
