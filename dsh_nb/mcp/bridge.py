@@ -231,8 +231,10 @@ def print_config(argv: list[str]) -> int:
     standalone one), and the settings that launch the bridge to it.
     """
     import json
+    import shlex
 
     from dsh_nb.mcp.clientconfig import client_config, serve_config
+    from dsh_nb.mcp.runtime import pick, scan
 
     parser = _parser("mcp-config", "Print how to reach a dsh_nb MCP server.")
     parser.add_argument(
@@ -262,7 +264,10 @@ def print_config(argv: list[str]) -> int:
         print("VS Code (.vscode/mcp.json):")
         print(json.dumps(config["vscode"], indent=2))
         return 0
-    entry = find_entry(_target(args))
+    entries, skipped = scan()
+    for name, why in skipped.items():
+        print(f"skipped {name}: it {why}", file=sys.stderr)
+    entry = pick(entries, _target(args))
     if entry is None:
         print(
             "no dsh_nb MCP server is running; start one with %tools serve in a "
@@ -270,11 +275,17 @@ def print_config(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
+    config = client_config(entry.name)
     print(f"URL:    {entry.url}")
     print(f"Header: Authorization: Bearer {entry.token}")
     print()
-    print("Or let the client launch the bridge (no token in its settings):")
-    print(json.dumps(client_config(entry.name)["claude_code"], indent=2))
+    print("Or let the client launch the bridge (no token in its settings).")
+    print("Claude Code (.mcp.json) and Cursor (.cursor/mcp.json):")
+    print(json.dumps(config["claude_code"], indent=2))
+    print("VS Code (.vscode/mcp.json):")
+    print(json.dumps(config["vscode"], indent=2))
+    print("The MCP Inspector:")
+    print(shlex.join(config["inspector"]))
     return 0
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -27,10 +26,10 @@ from dsh_nb.mcp.errors import (
     not_json_rpc,
     quiet,
 )
-from dsh_nb.mcp.tooldef import McpToolDefinition
+from dsh_nb.mcp.startup import STAGES, abandon, stderr_tail
+from dsh_nb.mcp.tooldef import McpToolDefinition, remote_definition
 from dsh_nb.mcp.transport import make_transport
 from dsh_nb.tools.abort import AbortError
-from dsh_nb.tools.definition import ToolDefinition, define_tool
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.names import check_tool_name, suggest_tool_name
 
@@ -85,6 +84,8 @@ class McpConnection:
         self._refreshing: asyncio.Task[None] | None = None
         self._refresh_again = False
         self._dead = False
+        self._ready: asyncio.Future[None] | None = None
+        self._stage = "spawn"
 
     @property
     def closed(self) -> bool:
@@ -97,16 +98,7 @@ class McpConnection:
 
     def stderr_tail(self, limit: int = _TAIL) -> str:
         """The last ``limit`` characters the server wrote to stderr."""
-        err = self._stderr
-        if err is None or err.closed:
-            return ""
-        try:
-            err.flush()
-            size = os.fstat(err.fileno()).st_size
-            data = os.pread(err.fileno(), limit * 4, max(0, size - limit * 4))
-        except OSError:
-            return ""
-        return data.decode("utf-8", "replace")[-limit:].strip()
+        return stderr_tail(self._stderr, limit)
 
     def _why(self, what: str) -> str:
         tail = self.stderr_tail()
@@ -144,7 +136,9 @@ class McpConnection:
             if not self._ended.done():
                 self._ended.set_result(None)
 
+        self._ready = ready
         try:
+            self._stage = "initialize"
             async with Client(
                 transport,
                 mode=mode,
@@ -153,6 +147,7 @@ class McpConnection:
             ) as client:
                 self._client = client
                 self.protocol_version = client.protocol_version
+                self._stage = "tools/list"
                 await self._refresh()
                 if not ready.done():
                     ready.set_result(None)
@@ -263,35 +258,9 @@ class McpConnection:
         async def execute(args: Any, execution: ToolExecution) -> Any:
             return await connection._call(remote.name, args, execution)
 
-        schema = dict(remote.input_schema or {"type": "object"})
         timeout_ms = None if self.call_timeout is None else self.call_timeout * 1000
-        try:
-            base: ToolDefinition = define_tool(
-                name=local,
-                description=remote.description or "",
-                parameters=schema,
-                execute=execute,
-                timeout_ms=timeout_ms,
-            )
-        except ToolDefinitionError:
-            # A schema our validator cannot compile still reaches the server
-            # as given; the server validates its own arguments.
-            base = ToolDefinition(
-                name=local,
-                description=remote.description or "",
-                parameters=schema,
-                execute=execute,
-                timeout_ms=timeout_ms,
-            )
-        return McpToolDefinition(
-            name=base.name,
-            description=base.description,
-            parameters=base.parameters,
-            execute=base.execute,
-            timeout_ms=base.timeout_ms,
-            output_schema=remote.output_schema,
-            remote_name=remote.name,
-            connection=self.name,
+        return remote_definition(
+            local, remote, execute, timeout_ms=timeout_ms, connection=self.name
         )
 
     # --- calls --------------------------------------------------------------------
@@ -354,6 +323,22 @@ class McpConnection:
             self.error = why
         self._dead = True
         self._closing.set()
+        ready = self._ready
+        if ready is not None and not ready.done():
+            # Dead while starting: the connect fails now, with this reason,
+            # instead of waiting out its timeout for an answer.
+            ready.set_exception(
+                McpConnectionError(
+                    self._why(f"MCP server {self.name!r} did not start: {why}")
+                )
+            )
+            ready.exception()
+
+    async def _abandon(self, budget: float) -> None:
+        """End a connection that never started, within ``budget`` seconds."""
+        self._closing.set()
+        self._dispose_tools()
+        await abandon(self._task, self._stderr, budget)
 
     def _closed_message(self) -> str:
         why = f" ({self.error})" if self.error else ""
@@ -433,15 +418,25 @@ async def connect_mcp(
     connection._stderr = sink[0] if sink else None
     ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     connection._task = asyncio.ensure_future(connection._life(transport, mode, ready))
+    budget = min(0.25, 0.05 * timeout)  # the timeout holds within 10 %
     try:
         await asyncio.wait_for(asyncio.shield(ready), timeout)
     except asyncio.TimeoutError:
-        await connection.close()
-        raise McpConnectionError(
-            connection._why(f"MCP server {name!r} did not answer within {timeout:g} s")
-        ) from None
+        waiting = STAGES[connection._stage]
+        message = connection._why(
+            f"MCP server {name!r} did not answer within {timeout:g} s "
+            f"(waiting for {waiting})"
+        )
+        connection.error = connection.error or message
+        await connection._abandon(budget)
+        raise McpConnectionError(message) from None
     except BaseException:
-        await connection.close()
+        await connection._abandon(budget)
         raise
+    if connection.closed:  # it died as it started: never report success
+        why = connection.error or "the connection closed"
+        message = connection._why(f"MCP server {name!r} did not start: {why}")
+        await connection._abandon(budget)
+        raise McpConnectionError(message)
     _OPEN[key] = connection
     return connection

@@ -230,9 +230,11 @@ def _run_http(
             flush=True,
         )
 
+    from dsh_nb.mcp.runtime import RuntimeFileError
+
     try:
         asyncio.run(serve_http(adapter, options, ready))
-    except ListenError as exc:
+    except (ListenError, RuntimeFileError) as exc:
         raise UsageError(str(exc)) from None
     return 0
 

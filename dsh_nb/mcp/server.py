@@ -156,14 +156,18 @@ class McpServer:
                 timeout_graceful_shutdown=2,
             )
             self._uvicorn = _new_uvicorn(config)
-            self._started = loop.create_future()
-            self._task = loop.create_task(self._serve(sock), name="dsh_nb mcp server")
+            # Written before the task starts: a folder it cannot be written
+            # to fails the start cleanly, with nothing left running.
             self.token_file = write_entry(
                 url=self.url, token=self.token, name=self.name
             )
+            self._started = loop.create_future()
+            self._task = loop.create_task(self._serve(sock), name="dsh_nb mcp server")
         except BaseException:
             sock.close()
             self._adapter.close()
+            if self.token_file is not None:
+                remove_entry(self.token_file)
             raise
 
     async def _serve(self, sock: socket.socket) -> None:
@@ -208,6 +212,13 @@ class McpServer:
             self._stopping.set_result(None)
             return self._stopping
         self._uvicorn.should_exit = True
+        # What a new server could trip over goes now, not when the task
+        # ends: the file (no client finds a stopping server) and the
+        # listening socket (the same port can be served again at once).
+        if self.token_file is not None:
+            remove_entry(self.token_file)
+        for listener in getattr(self._uvicorn, "servers", ()):
+            listener.close()
         stopping = self._stopping
 
         async def wait() -> None:
@@ -289,8 +300,8 @@ def serve_mcp(
         A free port if None.
     token
         The bearer token every request must carry; random if None. It is
-        written to ``dsh-mcp-<pid>.json`` (mode 0600) in the Jupyter runtime
-        folder, where ``python -m dsh_nb mcp-bridge`` finds it.
+        written to ``dsh-mcp-<pid>-<random>.json`` (mode 0600) in the Jupyter
+        runtime folder, where ``python -m dsh_nb mcp-bridge`` finds it.
     registry
         The registry to serve, live; the runner's when None. (In a
         notebook, ``dsh_nb.serve_mcp()`` serves the kernel's registry with

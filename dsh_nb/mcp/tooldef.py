@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.definition import ToolDefinition, define_tool
+from dsh_nb.tools.errors import ToolDefinitionError
 
-__all__ = ["McpToolDefinition"]
+if TYPE_CHECKING:
+    from mcp import types
+
+__all__ = ["McpToolDefinition", "remote_definition"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -20,3 +26,43 @@ class McpToolDefinition(ToolDefinition):
 
     remote_name: str = ""
     connection: str = ""
+
+
+def remote_definition(
+    local: str,
+    remote: types.Tool,
+    execute: Callable[..., Any],
+    *,
+    timeout_ms: float | None,
+    connection: str,
+) -> McpToolDefinition:
+    """The registry tool ``local`` that runs the server's tool ``remote``."""
+    schema = dict(remote.input_schema or {"type": "object"})
+    try:
+        base: ToolDefinition = define_tool(
+            name=local,
+            description=remote.description or "",
+            parameters=schema,
+            execute=execute,
+            timeout_ms=timeout_ms,
+        )
+    except ToolDefinitionError:
+        # A schema our validator cannot compile still reaches the server
+        # as given; the server validates its own arguments.
+        base = ToolDefinition(
+            name=local,
+            description=remote.description or "",
+            parameters=schema,
+            execute=execute,
+            timeout_ms=timeout_ms,
+        )
+    return McpToolDefinition(
+        name=base.name,
+        description=base.description,
+        parameters=base.parameters,
+        execute=base.execute,
+        timeout_ms=base.timeout_ms,
+        output_schema=remote.output_schema,
+        remote_name=remote.name,
+        connection=connection,
+    )

@@ -59,14 +59,26 @@ class KernelMcp:
         port: int | None = None,
         token: str | None = None,
         allow_remote: bool = False,
+        show_again: bool = False,
     ) -> McpServer:
-        """Start the kernel's server, with its panel in the current cell."""
+        """Start the kernel's server, with its panel in the current cell.
+
+        With ``show_again``, a server that already runs (on ``port``, if one
+        is given) is not an error: its panel is shown in this cell again,
+        as a newcomer expects after a page reload lost it.
+        """
         from dsh_nb.mcp.server import serve_mcp
 
-        if self.server is not None and self.server.running:
+        running = self.server
+        if running is not None and running.running:
+            same = port in (None, 0, running.port) and token is None
+            if show_again and same and self.panel is not None:
+                self.panel.show_again()
+                return running
             raise RuntimeError(
-                f"this kernel already serves MCP at {self.server.url}; stop it "
-                "first with %tools serve --stop (or server.stop())"
+                f"this kernel already serves MCP at {running.url}; stop it "
+                "first with %tools serve --stop (or server.stop()); %tools serve "
+                "with no options shows its panel again"
             )
         panel = McpPanel(shown=self.state.shell is not None)
         server = serve_mcp(

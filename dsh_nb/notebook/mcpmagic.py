@@ -65,8 +65,9 @@ def _run_serve(state: KernelState, line: str) -> None:
         return
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, not {args.port}")
+    running = glue.server is not None and glue.server.running
     try:
-        glue.serve(port=args.port)
+        server = glue.serve(port=args.port, show_again=True)
     except (RuntimeError, ValueError) as exc:
         raise UsageError(f"%tools serve: {exc}") from None
     except OSError as exc:
@@ -74,6 +75,10 @@ def _run_serve(state: KernelState, line: str) -> None:
             f"%tools serve: cannot listen on port {args.port}: {exc.strerror}; "
             "leave out --port to take a free one"
         ) from None
+    if running:
+        print(
+            f"this kernel already serves MCP at {server.url}; its panel is shown again"
+        )
 
 
 def _run_connect(state: KernelState, line: str) -> None:

@@ -59,6 +59,38 @@ class McpPanel:
         if self._shown:
             self._header = _display(self.header())
 
+    def show_again(self) -> None:
+        """Show the panel in the current cell, e.g. after a page reload.
+
+        A reload loses the outputs a display handle updates, so the header
+        and the cards move to new handles here; the old header, if it is
+        still on the page, says where the panel went.
+        """
+        if not self._shown:
+            return
+        old, self._header = self._header, None
+        if old is not None:
+            moved: Callable[..., None] = old.update
+            moved(
+                {"text/plain": "MCP server panel: shown again in a later cell"},
+                raw=True,
+            )
+        for card, prompt in self._slots:
+            for handle in (card, prompt):
+                clear: Callable[..., None] = handle.update
+                clear({"text/plain": ""}, raw=True)
+        self._slots = []
+        self._header = _display(self.header())
+        # Every slot is made here, in this cell: a slot made later by a
+        # call would land in the cell that started the server (the call's
+        # task carries that cell's context), which the reload took away.
+        for _ in range(self._max):
+            fresh = _display({"text/plain": ""}), _display({"text/plain": ""})
+            if fresh[0] is not None and fresh[1] is not None:
+                self._slots.append((fresh[0], fresh[1]))
+        for (card, prompt), call in zip(self._slots, self._calls, strict=False):
+            call.attach(card, prompt)
+
     def set_state(self, state: str) -> None:
         """``running``, ``stopped`` or a failure text; updates the header."""
         self._state = state

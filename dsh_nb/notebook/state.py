@@ -18,6 +18,7 @@ from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.approval import ApprovalService
+from dsh_nb.tools.argcheck import own_check
 from dsh_nb.tools.execution import Allow, Ask, Deny
 from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
@@ -150,7 +151,27 @@ class KernelState:
             entry = entry.shadows
         if entry is None:
             return next_()
+        if entry.policy == "ask" and self._refused_arguments(execution):
+            # Nobody is asked to approve a call the tool will refuse: it goes
+            # on, fails with INVALID_ARGS, and the model learns why.
+            return next_()
         return policy_decision(entry.policy, execution.name)
+
+    def _refused_arguments(self, execution: ToolExecution) -> bool:
+        """Whether the tool's own check refuses this call's arguments.
+
+        Only a tool that ``define_tool`` or ``@tool`` built has a check of
+        its own, the one its dispatch runs; any other tool is asked about
+        as before (its arguments reach it unchecked).
+        """
+        definition = self.registry.get(execution.name, execution.agent)
+        check = None if definition is None else own_check(definition)
+        if check is None:
+            return False
+        try:
+            return bool(check(execution.arguments))
+        except Exception:  # noqa: BLE001 - a check that breaks: ask, to be safe
+            return False
 
     def allow_for_session(
         self, tool_name: str, agent: Agent, call_id: str | None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from dsh_nb.tools.abort import is_positive_finite
+from dsh_nb.tools.argcheck import mark_check
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.names import check_tool_name
@@ -220,6 +221,7 @@ def _finish(
     output_schema: Mapping[str, Any] | None = None,
 ) -> ToolDefinition:
     """The definition, with presenters that skip arguments the tool refuses."""
+    mark_check(run, validator)  # a dry run checks arguments without the body
     call_presenter = None
     if present_call is not None:
         author_call = present_call

@@ -9,6 +9,8 @@
  * answers the very same prompt, as a click on its buttons would. When the
  * prompt is settled any way (in the cell, from code, by a timeout or a
  * cancellation) the kernel says so and the notification goes away.
+ * While any prompt waits, a status-bar item says "Waiting for you: ...":
+ * the kernel's own status reads "Idle" then, which misleads.
  *
  * Either side may come first: the kernel opens a comm when dsh_nb loads,
  * and this plugin opens one on a kernel where dsh_nb is already loaded
@@ -24,6 +26,8 @@ import { ISessionContext, Notification } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { IStatusBar } from '@jupyterlab/statusbar';
+import { Widget } from '@lumino/widgets';
 
 import { visible } from './dom';
 
@@ -44,12 +48,48 @@ export const ALLOW_LABEL = 'Allow once';
 export const REJECT_LABEL = 'Reject';
 
 /**
+ * The id of the status-bar item that says the kernel waits for a person.
+ */
+export const WAITING_ITEM_ID = 'dsh-nb:approvals-waiting';
+
+/**
  * One shown notification and where its answer goes.
  */
 interface IShown {
   toast: string;
   comm: Kernel.IComm;
   kernel: Kernel.IKernelConnection;
+  tool: string;
+}
+
+/**
+ * The status-bar item: while an approval waits, the kernel is not idle in
+ * any sense that matters to the person, so it says who it waits for.
+ */
+export class WaitingStatus extends Widget {
+  constructor() {
+    super();
+    this.addClass('dsh-WaitingStatus');
+    this.node.setAttribute('role', 'status');
+    this.node.title = 'A tool call waits for your approval';
+    this.setWaiting([]);
+  }
+
+  /**
+   * Show the tools that wait, or nothing when none does.
+   */
+  setWaiting(tools: string[]): void {
+    if (tools.length === 0) {
+      this.node.textContent = '';
+      this.hide();
+      return;
+    }
+    const names = Array.from(new Set(tools)).join(', ');
+    const count =
+      tools.length === 1 ? '1 approval' : `${tools.length} approvals`;
+    this.node.textContent = `Waiting for you: ${count} (${names})`;
+    this.show();
+  }
 }
 
 /**
@@ -66,6 +106,12 @@ function field(data: { [key: string]: unknown }, key: string): string {
 export class ApprovalNotifier {
   private _shown = new Map<string, IShown>();
   private _kernels = new WeakSet<Kernel.IKernelConnection>();
+
+  constructor(private _status: WaitingStatus | null = null) {}
+
+  private _changed(): void {
+    this._status?.setWaiting(Array.from(this._shown.values(), s => s.tool));
+  }
 
   /**
    * Follow a session's kernel, now and whenever it changes.
@@ -185,6 +231,7 @@ export class ApprovalNotifier {
     }
     const answer = (value: 'allow-once' | 'reject') => () => {
       this._shown.delete(key);
+      this._changed();
       try {
         comm.send({ type: 'answer', id, answer: value });
       } catch (reason) {
@@ -208,7 +255,8 @@ export class ApprovalNotifier {
         }
       ]
     });
-    this._shown.set(key, { toast, comm, kernel });
+    this._shown.set(key, { toast, comm, kernel, tool });
+    this._changed();
   }
 
   private _dismiss(key: string): void {
@@ -216,6 +264,7 @@ export class ApprovalNotifier {
     if (shown) {
       this._shown.delete(key);
       Notification.dismiss(shown.toast);
+      this._changed();
     }
   }
 
@@ -237,8 +286,22 @@ export const approvalsPlugin: JupyterFrontEndPlugin<void> = {
     'Raises a notification with Allow once / Reject for each pending dsh_nb approval.',
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (_app: JupyterFrontEnd, tracker: INotebookTracker) => {
-    const notifier = new ApprovalNotifier();
+  optional: [IStatusBar],
+  activate: (
+    _app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    statusBar: IStatusBar | null
+  ) => {
+    let status: WaitingStatus | null = null;
+    if (statusBar) {
+      status = new WaitingStatus();
+      statusBar.registerStatusItem(WAITING_ITEM_ID, {
+        item: status,
+        align: 'left',
+        rank: 1000
+      });
+    }
+    const notifier = new ApprovalNotifier(status);
     tracker.forEach(panel => notifier.watch(panel.sessionContext));
     tracker.widgetAdded.connect((_sender, panel) =>
       notifier.watch(panel.sessionContext)

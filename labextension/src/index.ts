@@ -33,7 +33,9 @@ export {
   APPROVALS_PLUGIN_ID,
   APPROVALS_TARGET,
   ApprovalNotifier,
-  REJECT_LABEL
+  REJECT_LABEL,
+  WAITING_ITEM_ID,
+  WaitingStatus
 } from './approvals';
 export { RenderedToolCard } from './card';
 export { resolveServerPath } from './paths';

@@ -101,3 +101,37 @@ def test_every_public_name_is_listed_with_an_example() -> None:
         assert len(cells) == 2, (name, "want: | `name` | what it is | example |")
         what, example = cells
         assert what and example.startswith("`"), (name, cells)
+
+
+def test_other_modules_rows_name_real_objects() -> None:
+    rows = _rows(_section("Other modules"))
+    for dotted, cells in rows.items():
+        module, _, attr = dotted.rpartition(".")
+        assert hasattr(importlib.import_module(module), attr), dotted
+        assert len(cells) == 2 and cells[1].startswith("`"), (dotted, cells)
+    # What a newcomer reads about in the notebooks and needs to look up.
+    for needed in (
+        "dsh_nb.models.replay_server.ReplayServer",
+        "dsh_nb.models.scripted.Turn",
+        "dsh_nb.models.scripted.ToolCallSpec",
+        "dsh_nb.notebook.chatmagic.kernel_chat",
+    ):
+        assert needed in rows, f"document {needed} under 'Other modules'"
+
+
+def test_every_command_is_listed() -> None:
+    import subprocess
+    import sys
+
+    usage = subprocess.run(
+        [sys.executable, "-m", "dsh_nb", "--no-such-command"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stderr
+    assert usage.startswith("usage: python -m dsh_nb"), usage
+    commands = set(re.findall(r"(?:dsh_nb|\|) ([a-z][a-z-]+)", usage))
+    assert "demo" in commands, usage
+    rows = _rows(_section("Commands"))
+    documented = {name.removeprefix("python -m dsh_nb ") for name in rows}
+    assert sorted(commands - documented) == [], "document these commands"

@@ -132,6 +132,10 @@ def test_allow_once_in_the_notification_answers_the_client(
     call = _start_call(entry, "from the toast")
     toast = _toast(page, "from the toast")
     assert not call.done()
+    # The kernel's own status says Idle; the status bar says who it waits for.
+    waiting = page.locator(".dsh-WaitingStatus")
+    expect(waiting).to_have_text("Waiting for you: 1 approval (write_note)")
+    expect(waiting).to_be_visible()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     toast.screenshot(path=str(SCREENSHOTS / "approval-notification.png"))
 
@@ -140,6 +144,7 @@ def test_allow_once_in_the_notification_answers_the_client(
     result = call.result(timeout=60)
     assert not result.is_error and _text(result) == "note written: from the toast"
     expect(toast).to_have_count(0)
+    expect(waiting).to_be_hidden()
     card = _cell(page, SERVE_CELL).locator(".dsh-ToolCard").first
     expect(card).to_have_attribute("data-status", "done")
     expect(card.locator(".dsh-ToolCard-approval")).to_have_text(

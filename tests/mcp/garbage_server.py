@@ -5,12 +5,20 @@ a server built on it cannot corrupt the stream; servers in other languages
 or with their own loop can. This one speaks just enough JSON-RPC (the
 handshake, ``tools/list``, ``tools/call``): ``echo`` answers, and
 ``explode`` writes a line that is not JSON-RPC to stdout and never answers.
+
+Start-up faults, by the first argument: ``banner`` writes a line that is
+not JSON-RPC before serving normally; ``silent`` never answers anything;
+``no-list`` answers ``initialize`` but never ``tools/list``; ``die-on-list``
+exits when asked for its tools.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 
 TOOLS = [
     {
@@ -40,6 +48,11 @@ def answer(request: dict) -> dict | None:
             "serverInfo": {"name": "garbage", "version": "1.0"},
         }
     if method == "tools/list":
+        if MODE == "no-list":
+            return None
+        if MODE == "die-on-list":
+            print("asked for tools: simulated start-up crash", file=sys.stderr)
+            sys.exit(4)
         return {"tools": TOOLS}
     if method == "tools/call" and params.get("name") == "echo":
         text = str((params.get("arguments") or {}).get("text", ""))
@@ -56,6 +69,11 @@ def answer(request: dict) -> dict | None:
 
 def main() -> None:
     print("garbage server up", file=sys.stderr, flush=True)
+    if MODE == "banner":
+        sys.stdout.write("garbage server listening on stdio\n")
+        sys.stdout.flush()
+    if MODE == "silent":
+        time.sleep(600)
     for line in sys.stdin:
         request = json.loads(line)
         if "id" not in request:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -88,6 +90,17 @@ def test_mcp_config_prints_url_and_header_and_the_settings_carry_no_token(runtim
     server, out, config = asyncio.run(go())
     assert f"URL:    {server.url}" in out
     assert f"Header: Authorization: Bearer {server.token}" in out
+    # Every form a newcomer's client asks for: mcpServers, VS Code's
+    # servers, and the Inspector's command line.
+    forms = out.split("The MCP Inspector:")
+    assert '"mcpServers"' in forms[0] and '"servers"' in forms[0]
+    vscode = json.loads(forms[0].split("VS Code (.vscode/mcp.json):")[1])
+    assert vscode["servers"]["dsh_nb"]["type"] == "stdio"
+    assert vscode["servers"]["dsh_nb"]["args"][-2:] == ["--kernel", "kid"]
+    inspector = shlex.split(forms[1].strip())
+    assert inspector[:2] == ["npx", "@modelcontextprotocol/inspector"]
+    assert inspector[-3:] == ["mcp-bridge", "--kernel", "kid"]
+    assert server.token not in forms[0].split("Header:")[1].split("\n", 1)[1]
     assert server.token not in str(config)
     assert config["command"][-4:] == ["dsh_nb", "mcp-bridge", "--kernel", "kid"]
     for client in ("claude_code", "cursor", "vscode"):
