@@ -89,8 +89,11 @@ class HttpServer:
 
     @property
     def entry(self) -> Path:
-        """The runtime file ``mcp-config`` and the bridge read."""
-        return self.runtime / f"dsh-mcp-{self.proc.pid}.json"
+        """The runtime file ``mcp-config`` and the bridge read (its pid's)."""
+        for path in sorted(self.runtime.glob("dsh-mcp-*.json")):
+            if json.loads(path.read_text()).get("pid") == self.proc.pid:
+                return path
+        raise AssertionError(f"no runtime file of pid {self.proc.pid}")
 
     def token(self) -> str:
         return str(json.loads(self.entry.read_text())["token"])
