@@ -71,6 +71,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         state.disposers.append(lambda: _remove(configurables, config))
         state.disposers.append(magics.install(ip, state))
         state.disposers.append(_install_chat(ip, state))
+        state.disposers.append(_install_eval(ip, state))
         state.disposers.append(_install_approvals(state))
     except BaseException:
         state.dispose()
@@ -82,6 +83,12 @@ def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], obje
     from dsh_nb.notebook import chatmagic
 
     return chatmagic.install(ip, state)
+
+
+def _install_eval(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
+    from dsh_nb.notebook import evalmagic
+
+    return evalmagic.install(ip, state)
 
 
 def _install_approvals(state: KernelState) -> Callable[[], object]:

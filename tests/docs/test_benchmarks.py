@@ -133,3 +133,34 @@ def test_the_standalone_server_benchmark_prints_both_ratios_and_throughputs() ->
         assert re.search(
             rf"^- {setup}: \d+\.\d\d s \(median \d+\.\d\d s, \d+ calls/s\)$", out, re.M
         ), out
+
+
+def test_evals_benchmark_prints_every_row() -> None:
+    out = run(
+        str(BENCHMARKS / "evals.py"),
+        *("--trials", "40", "--report-trials", "60", "--rounds", "1"),
+    )
+    for row in ("bare SDK", "Chat alone", "run_eval"):
+        assert re.search(
+            rf"^\| {row} \| \d+\.\d\d \| \d+\.\d\d \| [+-]\d+\.\d\d \| \d+\.\d\d \| "
+            r"\d+\.\d\d \|$",
+            out,
+            re.M,
+        ), out
+    assert re.search(r"^run_eval added wall time: [+-]\d+\.\d\d s", out, re.M), out
+    assert re.search(r"^harness's own CPU per trial .*: -?\d+\.\d{3} ms$", out, re.M)
+    assert re.search(r"^- harness's own CPU per trial: -?\d+\.\d{3} ms$", out, re.M)
+    assert re.search(r"^## A report of 60 trials \(6 failures, 0 of them", out, re.M)
+    assert re.search(r"^- saved JSON: \d+\.\d MB \(target < 50 MB: met\)", out, re.M)
+    assert re.search(r"^- HTML: \d+\.\d\d MB \(target < 2 MB: met\)", out, re.M)
+
+
+def test_bfcl_grading_benchmark_prints_the_simple_python_figure() -> None:
+    out = run(str(BENCHMARKS / "bfcl_grading.py"), "--repeat", "1")
+    assert re.search(r"^simple_python +400 cases .* 400 pass\)$", out, re.M), out
+    assert re.search(r"^live_multiple +1053 cases ", out, re.M), out
+    assert re.search(
+        r"^grading the 400 simple_python answers: \d+\.\d\d ms \((under|OVER) the 1 s target\)$",
+        out,
+        re.M,
+    ), out

@@ -1,0 +1,258 @@
+"""``EvalReport``: the trials of a run, their rates, and what failed.
+
+A report is data first: its trials (one :class:`TrialResult` each), what
+each case asked and expected (:class:`CaseInfo`, so a saved report reads
+without the cases), and the run's settings. Every rate is a
+:class:`~dsh_nb.evals.stats.Rate` with its Wilson 95% interval, over the
+trials whose first request was answered (a failed request measures
+nothing about the tool; ``errors`` counts them). ``recovered`` counts only
+the trials whose first step had refused arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from dsh_nb.evals.compare import Comparison, compare_trials
+from dsh_nb.evals.stats import Rate
+from dsh_nb.evals.summary import METRICS, NO_CALL, CaseInfo, rates
+from dsh_nb.evals.trial import TrialResult
+
+__all__ = ["METRICS", "NO_CALL", "CaseInfo", "EvalReport"]
+
+FORMAT: Final = "dsh-eval-report/1"
+
+
+class EvalReport:
+    """The result of :func:`~dsh_nb.evals.run_eval` (or of ``load``)."""
+
+    def __init__(
+        self,
+        trials: Sequence[TrialResult],
+        *,
+        cases: Mapping[str, CaseInfo],
+        variants: Sequence[str] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.trials: tuple[TrialResult, ...] = tuple(trials)
+        self.cases: dict[str, CaseInfo] = dict(cases)
+        self.variants: tuple[str, ...] | None = (
+            None if variants is None else tuple(variants)
+        )
+        self.meta: dict[str, Any] = dict(meta or {})
+
+    # --- reading -------------------------------------------------------------
+
+    def _select(self, variant: str | None) -> tuple[TrialResult, ...]:
+        if variant is None:
+            return self.trials
+        if self.variants is None or variant not in self.variants:
+            known = ", ".join(map(repr, self.variants or ())) or "none"
+            raise KeyError(f"no variant {variant!r} in this report (variants: {known})")
+        return tuple(t for t in self.trials if t.variant == variant)
+
+    def variant(self, name: str) -> EvalReport:
+        """The trials of one variant, as a report of their own."""
+        return EvalReport(
+            self._select(name), cases=self.cases, variants=(name,), meta=self.meta
+        )
+
+    def summary(self, variant: str | None = None) -> dict[str, Rate]:
+        """Metric -> Rate (Wilson 95%), over every trial or one variant's."""
+        return rates(self._select(variant))
+
+    def by_variant(self) -> dict[str, dict[str, Rate]]:
+        """Variant -> its summary (a run without variants has none)."""
+        return {name: self.summary(name) for name in self.variants or ()}
+
+    def by_tool(self, variant: str | None = None) -> dict[str, dict[str, Rate]]:
+        """Expected tool -> the rates of the trials that expected it.
+
+        A case expecting several tools counts for each; cases expecting no
+        call are under :data:`NO_CALL`. Names are shown as the case names
+        them (BFCL's ``math.factorial``).
+        """
+        groups: dict[str, list[TrialResult]] = {}
+        for t in self._select(variant):
+            info = self.cases.get(t.case_id)
+            names = info.expected if info is not None else ()
+            keys = {info.shown(n) for n in names} if info and names else {NO_CALL}
+            for key in sorted(keys):
+                groups.setdefault(key, []).append(t)
+        return {name: rates(group) for name, group in sorted(groups.items())}
+
+    def failures(self, variant: str | None = None) -> list[TrialResult]:
+        """The trials that did not pass (request errors included)."""
+        return [t for t in self._select(variant) if not t.passed]
+
+    @property
+    def errors(self) -> int:
+        """Trials whose first model request failed (left out of the rates)."""
+        return sum(not t.answered for t in self.trials)
+
+    def totals(self, variant: str | None = None) -> dict[str, float]:
+        """Steps, latency (seconds) and tokens: means, p50/p95 and sums."""
+        trials = self._select(variant)
+        latencies = sorted(t.latency for t in trials) or [0.0]
+        steps = [t.steps for t in trials] or [0]
+        return {
+            "trials": len(trials),
+            "errors": sum(not t.answered for t in trials),
+            "steps_mean": statistics.fmean(steps),
+            "latency_mean": statistics.fmean(latencies),
+            "latency_p50": latencies[len(latencies) // 2],
+            "latency_p95": latencies[int((len(latencies) - 1) * 0.95)],
+            "input_tokens": sum(t.usage.input_tokens for t in trials),
+            "output_tokens": sum(t.usage.output_tokens for t in trials),
+        }
+
+    # --- comparing -----------------------------------------------------------
+
+    def compare(
+        self,
+        other: EvalReport | None = None,
+        *,
+        metric: str = "passed",
+        alpha: float = 0.05,
+    ) -> Comparison:
+        """Compare paired by case: with ``other``, or this run's two variants.
+
+        See :mod:`dsh_nb.evals.compare` for the per-case rule (majority of
+        trials) and the test (McNemar's exact).
+        """
+        order = {case_id: n for n, case_id in enumerate(self.cases)}
+        if other is None:
+            names = self.variants or ()
+            if len(names) != 2:
+                raise ValueError(
+                    "compare() with no argument compares the two variants of a "
+                    f"variants= run; this report has {len(names)}. Pass another "
+                    "report, or compare r.variant('A') with r.variant('B')"
+                )
+            a, b = names
+            return compare_trials(
+                a,
+                self._select(a),
+                b,
+                self._select(b),
+                metric=metric,
+                alpha=alpha,
+                order=order,
+            )
+        if not isinstance(other, EvalReport):
+            raise TypeError(f"compare() takes an EvalReport, not {other!r}")
+        a_name, b_name = self._label("this"), other._label("other")
+        if a_name == b_name:
+            a_name, b_name = f"{a_name} (this)", f"{b_name} (other)"
+        return compare_trials(
+            a_name,
+            self.trials,
+            b_name,
+            other.trials,
+            metric=metric,
+            alpha=alpha,
+            order=order,
+        )
+
+    def _label(self, fallback: str) -> str:
+        names = self.variants or ()
+        if len(names) > 1:
+            raise ValueError(
+                "this report holds several variants; compare one of them: "
+                "report.variant(NAME).compare(other)"
+            )
+        return names[0] if names else str(self.meta.get("label") or fallback)
+
+    # --- saving --------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole report as plain JSON (what :meth:`save` writes)."""
+        return {
+            "format": FORMAT,
+            "meta": self.meta,
+            "variants": None if self.variants is None else list(self.variants),
+            "cases": [c.to_json() for c in self.cases.values()],
+            "trials": [t.to_json() for t in self.trials],
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the report as one JSON file."""
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.to_json(), fh, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EvalReport:
+        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+            raise ValueError(f"not a saved evaluation report (format {FORMAT!r})")
+        cases = [CaseInfo.from_json(c) for c in data.get("cases") or ()]
+        return cls(
+            [TrialResult.from_json(t) for t in data.get("trials") or ()],
+            cases={c.id: c for c in cases},
+            variants=data.get("variants"),
+            meta=data.get("meta") or {},
+        )
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> EvalReport:
+        """Read a report :meth:`save` wrote."""
+        with open(path, encoding="utf-8") as fh:
+            try:
+                data = json.load(fh)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}: not JSON ({exc})") from None
+        try:
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+    def to_pandas(self) -> Any:
+        """One row per trial (needs pandas)."""
+        try:
+            import pandas as pd  # type: ignore[import-untyped]
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+        rows = []
+        for t in self.trials:
+            rows.append(
+                {
+                    "case_id": t.case_id,
+                    "trial": t.trial,
+                    "variant": t.variant,
+                    **{m: getattr(t, m) for m in METRICS},
+                    "steps": t.steps,
+                    "latency": t.latency,
+                    "input_tokens": t.usage.input_tokens,
+                    "output_tokens": t.usage.output_tokens,
+                    "error": t.error,
+                    "answered": t.answered,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    # --- showing -------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return f"<EvalReport {len(self.trials)} trials, {len(self.cases)} cases>"
+
+    def __str__(self) -> str:
+        lines = [repr(self)]
+        groups: list[tuple[str, dict[str, Rate]]] = (
+            [(f"[{n}] ", s) for n, s in self.by_variant().items()]
+            if self.variants and len(self.variants) > 1
+            else [("", self.summary())]
+        )
+        for prefix, summary in groups:
+            for metric, rate in summary.items():
+                lines.append(f"{prefix}{metric}: {rate}")
+        if self.errors:
+            lines.append(f"request errors: {self.errors} (left out of the rates)")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from dsh_nb.evals.reporthtml import report_html
+
+        return report_html(self)

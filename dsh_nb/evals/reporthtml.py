@@ -1,0 +1,281 @@
+"""An evaluation report as self-contained HTML: rates, bars, failures.
+
+What a notebook shows for an :class:`~dsh_nb.evals.report.EvalReport`:
+a table of rates with an inline bar each (per variant when there are
+several), the same per expected tool, and each failure as a
+``<details>`` that opens onto the case, the conversation and the cards of
+its calls (drawn by :mod:`dsh_nb.cards`, as the live cards are). Inline
+styles with JupyterLab's theme variables, no script. Every string that
+came from a case, a model or a tool goes through the cards' one escape,
+:func:`~dsh_nb.cards.escape.esc`. At most :data:`MAX_FAILURES` failures
+are drawn, so a 10,000-trial report stays a page, not a download.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.cards.escape import esc
+from dsh_nb.evals.stats import Rate
+from dsh_nb.evals.summary import METRICS, CaseInfo
+from dsh_nb.evals.trial import CallRecord, TrialResult
+
+if TYPE_CHECKING:
+    from dsh_nb.evals.report import EvalReport
+
+__all__ = ["MAX_FAILURES", "failure_reason", "report_html"]
+
+MAX_FAILURES: Final = 25
+_MAX_TEXT: Final = 2000
+_LABELS: Final = {
+    "selected": "selected",
+    "args_valid_first_try": "valid first try",
+    "args_correct": "args correct",
+    "recovered": "recovered",
+    "passed": "passed",
+}
+_CELL: Final = "padding:3px 8px;text-align:left;vertical-align:top"
+_MUTED: Final = "opacity:.7"
+
+
+def _cut(text: str, limit: int = _MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text):,} chars)"
+
+
+def _bar(rate: Rate) -> str:
+    if rate.n == 0:
+        return f"<span style='{_MUTED}'>-</span>"
+    width = round(rate.value * 100)
+    low, high = round(rate.low * 100), round(rate.high * 100)
+    return (
+        "<div style='display:flex;align-items:center;gap:6px'>"
+        "<div style='position:relative;width:90px;height:10px;border-radius:2px;"
+        "background:var(--jp-layout-color3,#ddd)'>"
+        f"<div style='width:{width}%;height:100%;border-radius:2px;"
+        "background:var(--jp-brand-color1,#1976d2)'></div>"
+        f"<div style='position:absolute;top:4px;left:{low}%;width:{high - low}%;"
+        "height:2px;background:var(--jp-ui-font-color1,#000);opacity:.45'></div>"
+        "</div>"
+        f"<span>{width}%</span>"
+        f"<span style='{_MUTED};font-size:85%'>[{low}-{high}] n={rate.n}</span>"
+        "</div>"
+    )
+
+
+def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> str:
+    header = "".join(f"<th style='{_CELL}'>{esc(_LABELS[m])}</th>" for m in METRICS)
+    body = "".join(
+        f"<tr><td style='{_CELL}'>{esc(name)}</td>"
+        + "".join(f"<td style='{_CELL}'>{_bar(rates[m])}</td>" for m in METRICS)
+        + "</tr>"
+        for name, rates in rows
+    )
+    return (
+        f"<table style='border-collapse:collapse'><tr><th style='{_CELL}'>"
+        f"{esc(head)}</th>{header}</tr>{body}</table>"
+    )
+
+
+def _args(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+def failure_reason(trial: TrialResult, info: CaseInfo | None) -> str:
+    """One line on why a trial failed, from its verdict and first step."""
+    if not trial.answered:
+        return f"the model request failed: {trial.error or 'unknown error'}"
+    first = trial.first_step()
+    shown = [info.shown(c.name) if info else c.name for c in first]
+    if not trial.selected:
+        called = ", ".join(shown) if shown else "no tool"
+        wanted = ", ".join(info.shown(n) for n in info.expected) if info else "?"
+        return f"called {called}; expected {wanted or 'no call'}"
+    if not trial.args_valid_first_try:
+        codes = sorted({c.code or "not JSON" for c in first if c.refused})
+        tail = (
+            ""
+            if trial.recovered is None
+            else ("; recovered later" if trial.recovered else "; not recovered")
+        )
+        return f"arguments refused ({', '.join(codes)}){tail}"
+    return "right tool, wrong arguments"
+
+
+def _message_lines(message: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(speaker, text) pairs of one wire message, either provider."""
+    role = str(message.get("role", ""))
+    content = message.get("content")
+    out: list[tuple[str, str]] = []
+    if isinstance(content, str) and content:
+        out.append((role, content))
+    elif isinstance(content, list):
+        for block in content:
+            if not isinstance(block, Mapping):
+                continue
+            kind = block.get("type")
+            if kind == "text" and block.get("text"):
+                out.append((role, str(block["text"])))
+            elif kind == "tool_use":
+                shown = f"{block.get('name')}({_args(block.get('input'))})"
+                out.append(("call", shown))
+            elif kind == "tool_result":
+                out.append(("result", _args(block.get("content"))))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {} if isinstance(call, Mapping) else {}
+        out.append(("call", f"{function.get('name')}({function.get('arguments')})"))
+    return out
+
+
+def _conversation(messages: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for message in messages:
+        for speaker, text in _message_lines(message):
+            if speaker in ("tool", "result"):
+                speaker = "tool"
+            rows.append(
+                f"<div><b>{esc(speaker)}:</b> "
+                f"<span style='white-space:pre-wrap'>{esc(_cut(text))}</span></div>"
+            )
+    return "".join(rows) or f"<div style='{_MUTED}'>(no conversation kept)</div>"
+
+
+def _card(record: CallRecord, index: int) -> str:
+    from dsh_nb.cards import CardModel, render_card
+    from dsh_nb.tools.definition import ToolResult
+    from dsh_nb.tools.jsonvalue import ABSENT
+    from dsh_nb.tools.presenter import ToolPresenter
+
+    presenter = ToolPresenter(_NoTools())
+    call_id = f"eval-{index}"
+    call = presenter.present_call(call_id, record.name, record.arguments)
+    result = None
+    status = record.status or "pending"
+    is_error = False
+    if record.result is not None:
+        content = record.result.get("content")
+        is_error = bool(record.result.get("isError"))
+        result = presenter.present_result(
+            call_id,
+            ToolResult(
+                content=list(content) if isinstance(content, list) else [],
+                is_error=is_error,
+                meta=record.result.get("meta", ABSENT),
+            ),
+        )
+    status = "timed-out" if status == "timeout" else status
+    model = CardModel(
+        tool=record.name,
+        status=status if status in _STATUSES else "error",
+        call=call,
+        result=result,
+        is_error=is_error,
+        approval=record.approval,
+    )
+    text: str = render_card(model).data.get("text/html") or ""
+    return text
+
+
+_STATUSES: Final = frozenset(
+    {"pending", "running", "done", "error", "denied", "timed-out", "cancelled"}
+)
+
+
+class _NoTools:
+    """A saved report has no registry: every card is the generic one."""
+
+    def get(self, name: str, scope: object = None) -> None:
+        return None
+
+
+def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
+    where = f"{trial.case_id} · trial {trial.trial}"
+    if trial.variant is not None:
+        where += f" · {trial.variant}"
+    reason = failure_reason(trial, info)
+    parts = [
+        "<details class='dsh-EvalFailure' style='margin:2px 0'>"
+        f"<summary><code>{esc(where)}</code> "
+        f"— {esc(reason)}</summary><div style='margin:4px 0 8px 16px'>"
+    ]
+    if info is not None:
+        parts.append(
+            f"<div><b>asked:</b> <span style='white-space:pre-wrap'>"
+            f"{esc(_cut(info.prompt))}</span></div>"
+            f"<div><b>expected:</b> <code>{esc(_cut(info.expect))}</code></div>"
+        )
+    if trial.error is not None:
+        parts.append(f"<div><b>error:</b> {esc(_cut(trial.error))}</div>")
+    parts.append(
+        "<div style='margin-top:4px'><b>conversation</b></div>"
+        + _conversation(trial.messages)
+    )
+    if trial.calls:
+        parts.append("<div style='margin-top:4px'><b>calls</b></div>")
+        for index, record in enumerate(trial.calls):
+            parts.append(
+                f"<div style='{_MUTED};font-size:85%'>step {record.step}</div>"
+                + _card(record, number * 1000 + index)
+            )
+    parts.append("</div></details>")
+    return "".join(parts)
+
+
+def report_html(report: EvalReport) -> str:
+    """The report's ``text/html``."""
+    meta = report.meta
+    totals = report.totals()
+    facts = [
+        f"{len(report.trials):,} trials",
+        f"{len(report.cases):,} cases",
+    ]
+    for key in ("model", "provider", "execute"):
+        if meta.get(key):
+            facts.append(f"{key} {meta[key]}")
+    if meta.get("replayed"):
+        facts.append("replayed from a recording")
+    if meta.get("interrupted"):
+        facts.append("interrupted: only the trials done")
+    facts.append(f"latency p50 {totals['latency_p50']:.2f} s")
+    if report.errors:
+        facts.append(f"{report.errors} request errors (left out of the rates)")
+    parts = [
+        "<div class='dsh-EvalReport' style='font-size:13px'>",
+        f"<div style='{_MUTED};margin-bottom:4px'>{esc(' · '.join(facts))}</div>",
+    ]
+    if report.variants and len(report.variants) > 1:
+        rows = list(report.by_variant().items())
+        parts.append(_rates_table(rows, "variant"))
+    else:
+        parts.append(_rates_table([("all trials", report.summary())], ""))
+    tool_rows: list[tuple[str, Mapping[str, Rate]]] = []
+    names = report.variants if report.variants and len(report.variants) > 1 else None
+    if names is None:
+        tool_rows = list(report.by_tool().items())
+    else:
+        for name in names:
+            tool_rows += [(f"{t} · {name}", r) for t, r in report.by_tool(name).items()]
+    if tool_rows:
+        parts.append("<div style='margin-top:8px'><b>by tool</b></div>")
+        parts.append(_rates_table(tool_rows, "tool"))
+    if names is not None and len(names) == 2:
+        parts.append(f"<p>{esc(report.compare().verdict())}</p>")
+    failures = report.failures()
+    parts.append(
+        f"<div style='margin-top:8px'><b>failures</b> ({len(failures):,})</div>"
+    )
+    for number, trial in enumerate(failures[:MAX_FAILURES]):
+        parts.append(_failure(trial, report.cases.get(trial.case_id), number))
+    if len(failures) > MAX_FAILURES:
+        parts.append(
+            f"<div style='{_MUTED}'>… and {len(failures) - MAX_FAILURES:,} more: "
+            "report.failures() lists them all</div>"
+        )
+    parts.append("</div>")
+    return "".join(parts)

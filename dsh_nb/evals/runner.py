@@ -1,0 +1,403 @@
+"""``run_eval``: every case, every trial, a fresh ``Chat`` through the pipeline.
+
+A trial is one new conversation (:class:`~dsh_nb.models.Chat`) as its own
+agent, on the registry the case uses: the case's own tools (a fresh
+registry of them), else the variant's registry, else the run's. So the
+calls go through that registry's pipeline, with its policies, guards,
+listeners and timeouts, exactly as a model's calls do in a notebook; see
+:mod:`dsh_nb.evals.dry` for what ``execute="dry"`` changes. Trials run
+``concurrency`` at a time; the SDK client handles the provider's 429s and
+retries as it was configured. Each trial is graded from its journal
+(:mod:`dsh_nb.evals.trial`).
+
+Jobs are ordered case by case, trial by trial, variant by variant, so an
+interrupted run leaves pairs that compare. An interrupt (a cancellation)
+stops the trials in flight, closes the recording, and propagates; the
+trials already finished are in ``progress.results``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dsh_nb.evals.case import Case
+from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
+from dsh_nb.evals.progress import EvalProgress, TextProgress
+from dsh_nb.evals.recording import Recorder, Recording, ReplayError, TrialClient
+from dsh_nb.evals.report import CaseInfo, EvalReport
+from dsh_nb.evals.trial import TrialResult, measure
+from dsh_nb.models.chat import PROVIDERS, Chat
+from dsh_nb.models.view import ChatView
+from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.session import SessionLog
+
+__all__ = ["run_eval"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    case: Case
+    case_id: str
+    trial: int
+    variant: str | None
+    layer: TrialCalls
+
+
+class _StepMarks(ChatView):
+    """Notes the trial log's length as each request goes out."""
+
+    def __init__(self, session: SessionLog) -> None:
+        self.session = session
+        self.marks: list[int] = []
+
+    def begin_step(self, step: int) -> None:
+        self.marks.append(len(self.session))
+
+
+def _case_ids(cases: Sequence[Case]) -> list[str]:
+    ids: list[str] = []
+    seen: set[str] = set()
+    for index, case in enumerate(cases):
+        if not isinstance(case, Case):
+            raise TypeError(
+                f"cases[{index}] is a {type(case).__name__}, not a Case; "
+                "build cases with Case(prompt, expect=call(...))"
+            )
+        case_id = case.id if case.id is not None else f"case-{index + 1}"
+        if case_id in seen:
+            raise ValueError(f"two cases have the id {case_id!r}; ids must be unique")
+        seen.add(case_id)
+        ids.append(case_id)
+    return ids
+
+
+def _check_options(
+    provider: str, trials: int, concurrency: int, execute: str, max_steps: int
+) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(f"provider must be 'openai' or 'anthropic', not {provider!r}")
+    for name, value in (
+        ("trials", trials),
+        ("concurrency", concurrency),
+        ("max_steps", max_steps),
+    ):
+        if type(value) is not int or value < 1:
+            raise ValueError(f"{name} must be a positive int, not {value!r}")
+    if execute not in EXECUTE_MODES:
+        raise ValueError(f'execute must be "dry" or "real", not {execute!r}')
+
+
+def _variants(
+    variants: Mapping[str, ToolRegistry] | None, registry: ToolRegistry | None
+) -> dict[str | None, ToolRegistry | None]:
+    if variants is None:
+        return {None: registry}
+    out: dict[str | None, ToolRegistry | None] = {}
+    if registry is not None:
+        raise ValueError("pass registry= or variants=, not both")
+    if not isinstance(variants, Mapping) or not variants:
+        raise ValueError("variants= maps names to registries: {'A': reg_a, ...}")
+    for name, reg in variants.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"a variant's name must be a non-empty str, not {name!r}")
+        if not isinstance(reg, ToolRegistry):
+            raise TypeError(f"variant {name!r} must be a ToolRegistry, not {reg!r}")
+    out.update(variants)
+    return out
+
+
+def _prior(case_id: str, prior: list[dict[str, Any]], provider: str) -> list[Any]:
+    """Earlier conversation of a case, in the provider's wire form."""
+    if provider == "openai":
+        return prior
+    out = []
+    for message in prior:
+        content = message.get("content")
+        if message.get("role") not in ("user", "assistant") or not isinstance(
+            content, str
+        ):
+            raise ValueError(
+                f"case {case_id!r}: only user and assistant text messages can "
+                "be sent to the anthropic provider as earlier conversation"
+            )
+        out.append({"role": message["role"], "content": content})
+    return out
+
+
+def _jobs(
+    cases: Sequence[Case],
+    ids: Sequence[str],
+    trials: int,
+    layers: Mapping[str | None, TrialCalls | None],
+    own: Mapping[str, TrialCalls],
+) -> Iterator[_Job]:
+    for case, case_id in zip(cases, ids, strict=True):
+        for trial in range(1, trials + 1):
+            for variant, layer in layers.items():
+                chosen = own.get(case_id, layer)
+                if chosen is None:
+                    raise ValueError(
+                        f"case {case_id!r} brings no tools and the run has no "
+                        "registry: pass registry= (or Case(tools=...))"
+                    )
+                yield _Job(case, case_id, trial, variant, chosen)
+
+
+async def run_eval(
+    cases: Sequence[Case],
+    *,
+    model: str,
+    client: Any = None,
+    provider: str = "openai",
+    registry: ToolRegistry | None = None,
+    trials: int = 1,
+    concurrency: int = 8,
+    execute: str = "dry",
+    max_steps: int = 3,
+    record: str | None = None,
+    replay: str | None = None,
+    variants: Mapping[str, ToolRegistry] | None = None,
+    progress: bool | EvalProgress = True,
+) -> EvalReport:
+    """Run every case ``trials`` times and grade each trial from its journal.
+
+    Parameters
+    ----------
+    cases
+        The :class:`~dsh_nb.evals.Case` list.
+    model, client, provider
+        As for :class:`~dsh_nb.models.Chat`; with no ``client`` one is built
+        from the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``).
+    registry
+        Where calls run for cases that bring no tools of their own.
+    trials, concurrency, max_steps
+        Trials per case; trials at once; requests per trial.
+    execute
+        ``"dry"``: validate arguments, then answer a stub, never running a
+        body (approvals are answered ``allowed-once``); ``"real"``: run.
+    record, replay
+        Write the run's requests, responses and verdicts to a JSONL file;
+        or answer every request from such a file, with no network.
+    variants
+        ``{"name": registry}``: each case runs under each registry, paired.
+    progress
+        True for a text progress line on stderr, False for none, or an
+        :class:`~dsh_nb.evals.progress.EvalProgress`.
+
+    Returns
+    -------
+    EvalReport
+        One :class:`~dsh_nb.evals.trial.TrialResult` per trial.
+    """
+    if isinstance(cases, Case) or not isinstance(cases, Sequence):
+        raise TypeError("cases must be a list of Case")
+    if not isinstance(model, str) or not model:
+        raise ValueError("run_eval needs model='NAME' (the model the endpoint knows)")
+    _check_options(provider, trials, concurrency, execute, max_steps)
+    if record is not None and replay is not None:
+        raise ValueError("pass record= or replay=, not both")
+    ids = _case_ids(cases)
+    chosen = _variants(variants, registry)
+    recording = Recording.load(replay) if replay is not None else None
+    if recording is not None and recording.provider != provider:
+        raise ValueError(
+            f"{replay} was recorded with provider {recording.provider!r}; "
+            f"pass provider={recording.provider!r}"
+        )
+    for case, case_id in zip(cases, ids, strict=True):
+        _prior(case_id, case.messages()[1], provider)
+        if case.tools is not None and variants is not None:
+            raise ValueError(
+                f"case {case_id!r} brings its own tools, so every variant would "
+                "run the same tools; variants= compares registries"
+            )
+    if recording is None and client is None:
+        from dsh_nb.models.chat import make_client
+
+        client = make_client(provider, None, None)
+    sink = _sink(progress)
+    opened: list[TrialCalls] = []
+    try:
+        layers: dict[str | None, TrialCalls | None] = {}
+        for name, reg in chosen.items():
+            layer = TrialCalls(reg, execute) if reg is not None else None
+            if layer is not None:
+                opened.append(layer)
+            layers[name] = layer
+        own: dict[str, TrialCalls] = {}
+        for case, case_id in zip(cases, ids, strict=True):
+            if case.tools is not None:
+                own[case_id] = TrialCalls(_case_registry(case), execute)
+                opened.append(own[case_id])
+        jobs = list(_jobs(cases, ids, trials, layers, own))
+        recorder = None
+        if record is not None:
+            recorder = Recorder(
+                record,
+                {
+                    "provider": provider,
+                    "model": model,
+                    "execute": execute,
+                    "maxSteps": max_steps,
+                    "trials": trials,
+                    "variants": None if variants is None else list(chosen),
+                    "cases": ids,
+                },
+            )
+        run = _Run(model, client, provider, max_steps, recorder, recording, sink)
+        sink.start(len(jobs))
+        interrupted = True
+        try:
+            await run.all(jobs, concurrency)
+            interrupted = False
+        finally:
+            if recorder is not None:
+                recorder.close(trials=len(sink.results), interrupted=interrupted)
+            sink.end(interrupted=interrupted)
+    finally:
+        for layer in opened:
+            layer.close()
+    return EvalReport(
+        _in_order(sink.results, jobs),
+        cases={i: CaseInfo.of(c, i) for c, i in zip(cases, ids, strict=True)},
+        variants=None if variants is None else tuple(chosen),  # type: ignore[arg-type]
+        meta={
+            "model": model,
+            "provider": provider,
+            "execute": execute,
+            "maxSteps": max_steps,
+            "trials": trials,
+            "replayed": replay is not None,
+        },
+    )
+
+
+def _sink(progress: bool | EvalProgress) -> EvalProgress:
+    if isinstance(progress, EvalProgress):
+        return progress
+    if progress is True:
+        return TextProgress()
+    if progress is False:
+        return EvalProgress()
+    raise TypeError(
+        f"progress must be True, False or an EvalProgress, not {progress!r}"
+    )
+
+
+def _case_registry(case: Case) -> ToolRegistry:
+    tools = case.tools
+    if isinstance(tools, ToolRegistry):
+        return tools
+    registry = ToolRegistry()
+    for definition in tools or ():
+        registry.register(definition)
+    return registry
+
+
+def _in_order(results: list[TrialResult], jobs: list[_Job]) -> list[TrialResult]:
+    rank = {(j.case_id, j.trial, j.variant): n for n, j in enumerate(jobs)}
+    return sorted(results, key=lambda r: rank[(r.case_id, r.trial, r.variant)])
+
+
+class _Run:
+    """The settings every trial of one run shares."""
+
+    def __init__(
+        self,
+        model: str,
+        client: Any,
+        provider: str,
+        max_steps: int,
+        recorder: Recorder | None,
+        recording: Recording | None,
+        sink: EvalProgress,
+    ) -> None:
+        self.model = model
+        self.client = client
+        self.provider = provider
+        self.max_steps = max_steps
+        self.recorder = recorder
+        self.recording = recording
+        self.sink = sink
+
+    async def all(self, jobs: list[_Job], concurrency: int) -> None:
+        queue = iter(jobs)
+
+        async def worker() -> None:
+            for job in queue:  # one shared iterator: each job runs once
+                result = await self.one(job)
+                self.sink.trial(result)
+                if self.recorder is not None:
+                    self.recorder.verdict(_without_messages(result))
+
+        workers = [
+            asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(jobs)))
+        ]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+
+    async def one(self, job: _Job) -> TrialResult:
+        case = job.case
+        system, prior, text = case.messages()
+        layer = job.layer
+        agent = layer.agent(f"eval {job.case_id} #{job.trial}")
+        trial_client = TrialClient(
+            key=(job.variant, job.case_id, job.trial),
+            real=self.client,
+            recorder=self.recorder,
+            recording=self.recording,
+            provider=self.provider,
+        )
+        marks = _StepMarks(agent.session)
+        chat = Chat(
+            self.model,
+            client=trial_client,
+            provider=self.provider,
+            system=system,
+            runner=layer.runner,
+            agent=agent,
+            max_steps=self.max_steps,
+            stream=False,
+            view=marks,
+        )
+        chat.messages.extend(_prior(job.case_id, prior, self.provider))
+        started = time.perf_counter()
+        try:
+            reply = await chat.send(text)
+        finally:
+            layer.release(agent)
+        latency = time.perf_counter() - started
+        if trial_client.problem is not None:
+            raise ReplayError(trial_client.problem)
+        if self.recording is not None:
+            latency = trial_client.model_time  # as recorded: the same every replay
+        error = reply.error if reply.stop == "error" else None
+        return measure(
+            case.expect,
+            agent.session.events,
+            marks.marks,
+            case_id=job.case_id,
+            trial=job.trial,
+            variant=job.variant,
+            steps=reply.steps,
+            latency=latency,
+            usage=reply.usage,
+            error=error,
+            answered=not (error is not None and reply.steps == 1),
+            messages=chat.messages,
+        )
+
+
+def _without_messages(result: TrialResult) -> dict[str, Any]:
+    data = result.to_json()
+    data.pop("messages", None)  # the exchanges already hold the conversation
+    return data

@@ -1,0 +1,328 @@
+"""``%tool_eval``: run a list of cases against the kernel's tools and model.
+
+The magic runs :func:`dsh_nb.evals.run_eval` on the kernel's registry with
+the ``DshChat`` settings (model, base URL, provider, the variable holding
+the key), shows a progress bar with the pass rate so far (a text line when
+no widget frontend is there), then displays the report. A line magic
+cannot await, so (like ``%call``) a token transform rewrites a top-level
+``%tool_eval ...`` line into ``await __dsh_nb_tool_eval__(...)`` and
+IPython's autoawait runs it in the cell. Kernel -> Interrupt stops the run:
+the trials already done stay, shown and bound as a report of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import tokenize
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.inputtransformer2 import (
+    TokenTransformBase,
+    assemble_continued_line,
+    find_end_of_continued_line,
+)
+from IPython.core.magic import Magics, line_magic, magics_class
+
+from dsh_nb.evals.progress import EvalProgress, TextProgress
+from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from dsh_nb.evals.report import EvalReport
+    from dsh_nb.evals.trial import TrialResult
+    from dsh_nb.notebook.state import KernelState
+
+__all__ = ["HELPER", "EvalMagics", "WidgetProgress", "install"]
+
+HELPER = "__dsh_nb_tool_eval__"
+
+
+class WidgetProgress(EvalProgress):
+    """A progress bar and the pass rate so far, updated at most 10 times/s."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import ipywidgets as widgets
+        from IPython.display import display
+
+        show: Callable[..., Any] = display
+        self.bar = widgets.IntProgress(value=0, min=0, max=1, description="tool_eval")
+        self.label = widgets.Label(value="starting")
+        self.box = widgets.HBox([self.bar, self.label])
+        self._last = 0.0
+        show(self.box)
+
+    def _show(self) -> None:
+        self.bar.value = len(self.results)
+        self.label.value = self.line()
+
+    def start(self, total: int) -> None:
+        super().start(total)
+        self.bar.max = max(total, 1)
+        self._show()
+
+    def trial(self, result: TrialResult) -> None:
+        super().trial(result)
+        now = time.monotonic()
+        if now - self._last >= 0.1:
+            self._last = now
+            self._show()
+
+    def end(self, *, interrupted: bool) -> None:
+        self._show()
+        self.bar.bar_style = "warning" if interrupted else "success"
+        if interrupted:
+            self.label.value = self.line() + " (interrupted)"
+
+
+@magics_class
+class EvalMagics(Magics):
+    """``%tool_eval``: is the kernel's tool good enough for the model?"""
+
+    def __init__(self, shell: InteractiveShell, state: KernelState) -> None:
+        super().__init__(shell)
+        self.state = state
+        self._task: asyncio.Future[None] | None = None
+
+    @magic_arguments()
+    @argument("cases", metavar="CASES", help="the name of a list of Case")
+    @argument("--model", metavar="M", help="the model (default: DshChat.model)")
+    @argument("--trials", metavar="N", type=int, default=1, help="trials per case")
+    @argument("--concurrency", metavar="K", type=int, default=8, help="trials at once")
+    @argument("--record", metavar="FILE", help="record requests and verdicts")
+    @argument("--replay", metavar="FILE", help="answer from a recording, offline")
+    @argument("-o", "--output", metavar="VAR", help="bind the report to VAR")
+    @line_magic
+    def tool_eval(self, line: str) -> None:
+        """Evaluate the kernel's tools on a list of cases; show the report.
+
+        Each trial is a fresh conversation with the ``DshChat`` model,
+        whose calls run through the kernel's registry (a dry run: arguments
+        are checked, bodies answer a stub). The bar shows the pass rate so
+        far; Kernel -> Interrupt stops, keeping the trials done.
+
+        Examples
+        --------
+        ::
+
+            cases = [Case("Weather in Paris?", expect=call("weather", city="Paris"))]
+            %tool_eval cases --trials 5 -o report
+            %tool_eval cases --replay run.jsonl
+        """
+        coro = self.eval_in_cell(line)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            coro.close()
+            raise UsageError(
+                "%tool_eval needs a running event loop (a Jupyter kernel) and "
+                "%autoawait on"
+            ) from None
+        self._task = asyncio.ensure_future(coro)
+
+    def _cases(self, name: str) -> list[Any]:
+        from dsh_nb.evals.case import Case
+
+        shell = self.shell
+        assert shell is not None
+        if not name.isidentifier() or name not in shell.user_ns:
+            raise UsageError(
+                f"%tool_eval: no variable named {name!r}; pass the name of a list "
+                "of Case, e.g. cases = [Case('...', expect=call('tool'))]"
+            )
+        value = shell.user_ns[name]
+        if isinstance(value, Case):
+            return [value]
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(c, Case) for c in value
+        ):
+            raise UsageError(f"%tool_eval: {name!r} must be a list of Case")
+        if not value:
+            raise UsageError(f"%tool_eval: {name!r} is an empty list")
+        return list(value)
+
+    def _client(self, settings: Any, replay: str | None) -> Any:
+        if replay is not None:
+            return None
+        from dsh_nb.models.chat import make_client
+
+        variable = settings.key_variable()
+        key = os.environ.get(variable)
+        if not key and not settings.base_url:
+            raise UsageError(
+                f"no API key: set the {variable} environment variable (or "
+                "%config DshChat.api_key_env = 'NAME'), point %config "
+                "DshChat.base_url at a local server, or pass --replay FILE"
+            )
+        return make_client(settings.provider, settings.base_url, key or "unused")
+
+    def _progress(self) -> EvalProgress:
+        from dsh_nb.notebook.frontend import is_interactive
+
+        if is_interactive(self.state.config.frontend):
+            return WidgetProgress()
+        import sys
+
+        return TextProgress(sys.stdout, interval=2.0)
+
+    async def eval_in_cell(self, line: str) -> None:
+        """What a rewritten ``%tool_eval`` line awaits."""
+        from IPython.display import display
+
+        show: Callable[..., Any] = display
+        from dsh_nb.evals.recording import ReplayError
+        from dsh_nb.evals.report import CaseInfo, EvalReport
+        from dsh_nb.evals.runner import run_eval
+        from dsh_nb.notebook.chatmagic import _StopButton
+
+        args = parse_argstring(self.tool_eval, line, "%tool_eval")  # type: ignore[misc]
+        if args.output is not None and not args.output.isidentifier():
+            raise UsageError(f"-o takes a variable name, not {args.output!r}")
+        for flag in ("trials", "concurrency"):
+            if getattr(args, flag) < 1:
+                raise UsageError(f"--{flag} must be 1 or more")
+        cases = self._cases(args.cases)
+        settings = _settings(self.shell)
+        model = args.model or settings.model
+        if not model:
+            raise UsageError(
+                "no model: %config DshChat.model = 'NAME', or --model NAME"
+            )
+        client = self._client(settings, args.replay)
+        progress = self._progress()
+        stop = _StopButton()
+        report: EvalReport
+        try:
+            with stop:
+                report = await run_eval(
+                    cases,
+                    model=model,
+                    client=client,
+                    provider=settings.provider,
+                    registry=self.state.registry,
+                    trials=args.trials,
+                    concurrency=args.concurrency,
+                    record=args.record,
+                    replay=args.replay,
+                    progress=progress,
+                )
+        except asyncio.CancelledError:
+            done = progress.results
+            ids = [c.id or f"case-{i + 1}" for i, c in enumerate(cases)]
+            report = EvalReport(
+                done,
+                cases={i: CaseInfo.of(c, i) for c, i in zip(cases, ids, strict=True)},
+                meta={"model": model, "interrupted": True},
+            )
+            self._bind(args.output, report)
+            show(report)
+            if not stop.pressed:
+                raise
+            raise UsageError(
+                f"interrupted: {len(done)} of {progress.total} trials were done; "
+                "the report above holds them"
+                + (f" (bound to {args.output})" if args.output else "")
+            ) from None
+        except (ValueError, TypeError, OSError, ReplayError) as exc:
+            raise UsageError(f"%tool_eval: {exc}") from None
+        self._bind(args.output, report)
+        show(report)
+
+    def _bind(self, name: str | None, report: EvalReport) -> None:
+        if name is not None and self.shell is not None:
+            self.shell.user_ns[name] = report
+
+
+def _settings(shell: Any) -> Any:
+    magics = shell.magics_manager.registry.get("ChatMagics") if shell else None
+    settings = getattr(magics, "settings", None)
+    if settings is None:
+        raise UsageError("%tool_eval needs the dsh_nb extension: %load_ext dsh_nb")
+    return settings
+
+
+def _eval_start(line: list[Any]) -> tuple[int, int] | None:
+    """Where a top-level ``%tool_eval`` starts, on tokens."""
+    if len(line) < 2 or line[0].start[1] != 0:
+        return None
+    percent, name = line[0], line[1]
+    if percent.string != "%" or name.string != "tool_eval":
+        return None
+    if name.type != tokenize.NAME or name.start != percent.end:
+        return None
+    after = line[2] if len(line) > 2 else None
+    if after is not None and after.start == name.end and after.string == "?":
+        return None  # "%tool_eval?" is IPython's help
+    row, col = percent.start
+    return int(row), int(col)
+
+
+class _EvalRewrite:
+    """The token transform's owner: rewrites the line, keeps the helper."""
+
+    def __init__(self, shell: InteractiveShell, helper: Callable[..., Any]) -> None:
+        self.shell = shell
+        self.helper = helper
+
+    def enabled(self) -> bool:
+        from dsh_nb.notebook.callmagic import CallTransformer
+
+        return CallTransformer.enabled(self)  # type: ignore[arg-type]
+
+    def rewrite(self, lines: list[str], row: int, col: int) -> list[str]:
+        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
+            if namespace.get(HELPER) != self.helper:
+                namespace[HELPER] = self.helper
+        end = find_end_of_continued_line(lines, row)
+        text = assemble_continued_line(lines, (row, col), end)
+        rest = text[len("%tool_eval") :].strip()
+        return [*lines[:row], f"await {HELPER}({rest!r})\n", *lines[end + 1 :]]
+
+
+def _token_transformer(owner: _EvalRewrite) -> type:
+    class EvalLine(TokenTransformBase):
+        priority = 6  # before EscapedCommand (10), after HelpEnd (5)
+
+        @classmethod
+        def find(cls, tokens_by_line: list[list[Any]]) -> EvalLine | None:
+            if not owner.enabled():
+                return None
+            for line in tokens_by_line:
+                start = _eval_start(line)
+                if start is not None:
+                    return cls(start)
+            return None
+
+        def transform(self, lines: list[str]) -> list[str]:
+            return owner.rewrite(lines, self.start_line, self.start_col)
+
+    return EvalLine
+
+
+def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
+    """Add ``%tool_eval`` and its rewrite; return the undo."""
+    magics = EvalMagics(shell, state)
+    shell.register_magics(magics)
+    owner = _EvalRewrite(shell, magics.eval_in_cell)
+    transformer = _token_transformer(owner)
+    tokens: list[Any] = shell.input_transformer_manager.token_transformers
+    tokens.insert(0, transformer)
+
+    def undo() -> None:
+        manager = shell.magics_manager
+        if getattr(manager.magics["line"].get("tool_eval"), "__self__", None) is magics:
+            del manager.magics["line"]["tool_eval"]
+        if manager.registry.get("EvalMagics") is magics:
+            del manager.registry["EvalMagics"]
+        if transformer in tokens:
+            tokens.remove(transformer)
+        for namespace in (shell.user_ns, shell.user_ns_hidden):
+            if namespace.get(HELPER) == magics.eval_in_cell:
+                del namespace[HELPER]
+
+    return undo
