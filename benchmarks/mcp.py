@@ -14,6 +14,12 @@ era):
   ``ClientSession.call_tool`` to the same ``MCPServer``. Target <= 1.2x.
 - **Concurrency**: 200 calls from 4 clients (50 each, all in flight at
   once) through ``serve_mcp``, and the same against ``MCPServer``.
+- **The standalone server** (``python -m dsh_nb serve``, real processes;
+  see ``_serve.py``): a stdio round trip and the start-up time against the
+  SDK's ``MCPServer`` on stdio (targets <= 1.2x and <= 1.5x), and 200
+  concurrent calls through nginx to two stateless processes and to one.
+
+``--only kernel`` or ``--only standalone`` runs one half.
 
 Rounds interleave the peers (one batch of each in turn), so a noisy
 neighbour slows both alike; the ratio of medians is the figure to read.
@@ -249,9 +255,20 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=50, help="calls per batch")
     parser.add_argument("--rounds", type=int, default=7, help="batches per peer")
+    parser.add_argument("--starts", type=int, default=7, help="start-ups per server")
+    parser.add_argument("--batches", type=int, default=3, help="nginx runs per setup")
+    parser.add_argument("--only", choices=["kernel", "standalone"], default=None)
     options = parser.parse_args()
     import os
     import tempfile
 
     os.environ.setdefault("JUPYTER_RUNTIME_DIR", tempfile.mkdtemp(prefix="dsh-bench-"))
-    asyncio.run(main(options.calls, options.rounds))
+    if options.only != "standalone":
+        asyncio.run(main(options.calls, options.rounds))
+    if options.only != "kernel":
+        from _serve import section
+
+        rows = asyncio.run(
+            section(options.calls, options.rounds, options.starts, options.batches)
+        )
+        print("\n".join([*rows[:2], f"- {machine()}", "", *rows[2:]]))

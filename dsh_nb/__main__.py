@@ -1,4 +1,4 @@
-"""``python -m dsh_nb demo | mcp-bridge | mcp-config``."""
+"""``python -m dsh_nb demo | serve | mcp-bridge | mcp-config``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import sys
 
 def _main(argv: list[str]) -> int:
     command = argv[:1]
+    if command == ["serve"]:
+        from dsh_nb.mcp.servecli import main as serve
+
+        return serve(argv[1:])
     if command == ["mcp-bridge"]:
         from dsh_nb.mcp.bridge import main as bridge
 
@@ -19,8 +23,9 @@ def _main(argv: list[str]) -> int:
 
     if command != ["demo"]:
         print(
-            "usage: python -m dsh_nb demo | mcp-bridge [--kernel NAME | --latest]"
-            " | mcp-config [--kernel NAME | --latest]",
+            "usage: python -m dsh_nb demo | serve MODULE[:ATTR] [--stdio | --http]"
+            " | mcp-bridge [--kernel NAME | --latest]"
+            " | mcp-config [MODULE[:ATTR] | --kernel NAME | --latest]",
             file=sys.stderr,
         )
         return 2

@@ -25,6 +25,7 @@ import contextlib
 import logging
 import sys
 import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
@@ -223,24 +224,54 @@ def _parser(prog: str, what: str) -> argparse.ArgumentParser:
 
 
 def print_config(argv: list[str]) -> int:
-    """``mcp-config``: the URL and header, and settings that launch the bridge."""
+    """``mcp-config``: how a client reaches a server.
+
+    With ``MODULE[:ATTR]``: the settings that launch ``serve`` on stdio.
+    Else the URL and header of a running HTTP server (a kernel's or a
+    standalone one), and the settings that launch the bridge to it.
+    """
     import json
     import shlex
 
-    from dsh_nb.mcp.clientconfig import client_config
+    from dsh_nb.mcp.clientconfig import client_config, serve_config
     from dsh_nb.mcp.runtime import pick, scan
 
-    args = _parser("mcp-config", "Print how to reach a serving kernel.").parse_args(
-        argv
+    parser = _parser("mcp-config", "Print how to reach a dsh_nb MCP server.")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        metavar="MODULE[:ATTR]",
+        help="print the settings that launch `serve MODULE --stdio`",
     )
-    target = _target(args)
+    parser.add_argument(
+        "--journal", metavar="FILE", help="with MODULE: add --journal FILE"
+    )
+    args = parser.parse_args(argv)
+    if args.target is not None:
+        if args.kernel or args.latest:
+            parser.error("give MODULE or --kernel/--latest, not both")
+        from dsh_nb.mcp.target import module_file, short_name
+
+        target = module_file(args.target)
+        journal = str(Path(args.journal).resolve()) if args.journal else None
+        config = serve_config(target, journal=journal, server=short_name(target))
+        print("Claude Code (.mcp.json, or claude mcp add-json NAME '<json>'):")
+        print(json.dumps(config["claude_code"], indent=2))
+        print()
+        print("Cursor (.cursor/mcp.json):")
+        print(json.dumps(config["cursor"], indent=2))
+        print()
+        print("VS Code (.vscode/mcp.json):")
+        print(json.dumps(config["vscode"], indent=2))
+        return 0
     entries, skipped = scan()
     for name, why in skipped.items():
         print(f"skipped {name}: it {why}", file=sys.stderr)
-    entry = pick(entries, target)
+    entry = pick(entries, _target(args))
     if entry is None:
         print(
-            "no dsh_nb MCP server is running; start one with %tools serve",
+            "no dsh_nb MCP server is running; start one with %tools serve in a "
+            "notebook, or python -m dsh_nb serve MODULE --http",
             file=sys.stderr,
         )
         return 1

@@ -96,6 +96,45 @@ def test_models_benchmark_prints_every_row() -> None:
     ), out
 
 
+def test_the_standalone_server_benchmark_prints_both_ratios_and_throughputs() -> None:
+    import os
+    import shutil
+
+    if not (shutil.which("nginx") or os.access("/usr/sbin/nginx", os.X_OK)):
+        if os.environ.get("CI"):
+            raise AssertionError("nginx is not installed: .ci/run installs it")
+        import pytest
+
+        pytest.skip("nginx is not installed")
+    out = run(
+        str(BENCHMARKS / "mcp.py"),
+        *("--only", "standalone", "--calls", "3", "--rounds", "1"),
+        *("--starts", "1", "--batches", "1"),
+    )
+    for unit in ("ms/call", "s"):
+        assert f"| server | median {unit} | min {unit} | x the SDK |" in out
+    assert (
+        len(
+            re.findall(
+                r"^\| dsh_nb serve \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\dx \|$",
+                out,
+                re.M,
+            )
+        )
+        == 2
+    )
+    assert re.search(
+        r"^dsh_nb serve: \d+\.\d\dx the SDK \(\w+ the <= 1\.2x target\)$", out, re.M
+    )
+    assert re.search(
+        r"^dsh_nb serve: \d+\.\d\dx the SDK \(\w+ the <= 1\.5x target\)$", out, re.M
+    )
+    for setup in ("1 process", "2 stateless processes"):
+        assert re.search(
+            rf"^- {setup}: \d+\.\d\d s \(median \d+\.\d\d s, \d+ calls/s\)$", out, re.M
+        ), out
+
+
 def test_evals_benchmark_prints_every_row() -> None:
     out = run(
         str(BENCHMARKS / "evals.py"),

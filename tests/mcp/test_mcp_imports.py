@@ -18,6 +18,12 @@ MODULES = [
     "dsh_nb.mcp.errors",
     "dsh_nb.mcp.transport",
     "dsh_nb.mcp.bridge",
+    "dsh_nb.mcp.standalone",
+    "dsh_nb.mcp.servecli",
+    "dsh_nb.mcp.target",
+    "dsh_nb.mcp.elicit",
+    "dsh_nb.mcp.journalfile",
+    "dsh_nb.mcp.rounds",
 ]
 BANNED = ["IPython", "ipykernel", "ipywidgets", "traitlets", "comm", "mcp", "uvicorn"]
 

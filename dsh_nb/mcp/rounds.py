@@ -1,0 +1,191 @@
+"""Approvals for 2026-07-28 clients: the multi-round-trip ``tools/call``.
+
+A 2026-07-28 server cannot send a client a request of its own; it answers
+the call with ``input_required`` (an elicitation to fill in and an opaque
+``requestState``), and the client calls again with the answer and the
+state. Our pipeline call, though, is one coroutine awaiting its approval.
+So the call keeps running here between the rounds: the first request
+starts it; when its answerer asks, the request returns the question and
+the call waits; the retry that carries the state hands the answer over and
+waits again, for the result or the next question.
+
+The state is a random 192-bit key of a call held in this process, usable
+once and only by the agent (client) that made the call. A call whose
+client never comes back is cancelled after ``ROUND_TIMEOUT_S``; its
+approval settles ``cancelled`` (journaled as always). A retry that reaches
+another process (stateless replicas) finds nothing and gets an error
+result, never a second run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server.context import ServerRequestContext
+
+    from dsh_nb.tools.approval import ApprovalOutcome
+    from dsh_nb.tools.session import Agent
+
+__all__ = ["ROUND_TIMEOUT_S", "Channel", "Rounds"]
+
+ROUND_TIMEOUT_S: Final = 600.0
+_ACTIONS: Final = {
+    "accept": "allowed-once",
+    "decline": "rejected",
+    "cancel": "cancelled",
+}
+
+
+class Channel:
+    """Questions from one call's answerer to the handler, answers back."""
+
+    def __init__(self) -> None:
+        self._questions: asyncio.Queue[tuple[str, asyncio.Future[str]]] = (
+            asyncio.Queue()
+        )
+        self._waiting: asyncio.Future[str] | None = None
+
+    async def ask(self, message: str) -> ApprovalOutcome:
+        """Put a question to the client; wait for its answer."""
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        await self._questions.put((message, answer))
+        return await answer  # type: ignore[return-value]
+
+    async def question(self) -> str:
+        """The next question (the handler returns it to the client)."""
+        message, self._waiting = await self._questions.get()
+        return message
+
+    def answer(self, outcome: str) -> None:
+        """Settle the question last returned."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and not waiting.done():
+            waiting.set_result(outcome)
+
+
+@dataclasses.dataclass(eq=False)
+class _Held:
+    name: str
+    agent: Agent
+    call: asyncio.Future[types.CallToolResult]
+    channel: Channel
+    expiry: asyncio.TimerHandle | None = None
+
+
+def _retrieve(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+def outcome_of(response: object) -> str:
+    """An ``ElicitResult`` (or its dict) as an approval outcome."""
+    action = getattr(response, "action", None)
+    if action is None and isinstance(response, dict):
+        action = response.get("action")
+    return _ACTIONS.get(str(action), "unavailable")
+
+
+class Rounds:
+    """The calls of one server that wait for an input round."""
+
+    def __init__(self, timeout_s: float = ROUND_TIMEOUT_S) -> None:
+        self.timeout_s = timeout_s
+        self._held: dict[str, _Held] = {}
+
+    @property
+    def waiting(self) -> int:
+        """How many calls wait for a client's answer."""
+        return len(self._held)
+
+    async def call(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        agent: Agent,
+        start: Callable[[Channel], Awaitable[types.CallToolResult]],
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """One round: start or resume the call, until a result or a question."""
+        from mcp import types
+
+        if params.request_state is None:
+            channel = Channel()
+            held = _Held(
+                params.name, agent, asyncio.ensure_future(start(channel)), channel
+            )
+        else:
+            found = self._take(params.request_state, agent, params.name)
+            if found is None:
+                return types.CallToolResult(
+                    content=[
+                        types.TextContent(
+                            type="text",
+                            text="Error: this approval round is unknown or expired "
+                            "(answered already, timed out, or sent to another "
+                            "server); call the tool again",
+                        )
+                    ],
+                    is_error=True,
+                )
+            held = found
+            answers = params.input_responses or {}
+            held.channel.answer(outcome_of(answers.get("approval")))
+        asking = asyncio.ensure_future(held.channel.question())
+        racing: set[asyncio.Future[Any]] = {held.call, asking}
+        try:
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            # The client went away mid-round: the call ends with it.
+            asking.cancel()
+            held.call.cancel()
+            raise
+        if held.call.done():
+            asking.cancel()
+            return held.call.result()
+        message = asking.result()
+        return self._hold(held, message)
+
+    def _take(self, state: str, agent: Agent, name: str) -> _Held | None:
+        held = self._held.get(state)
+        if held is None or held.agent is not agent or held.name != name:
+            return None
+        del self._held[state]
+        if held.expiry is not None:
+            held.expiry.cancel()
+        return held
+
+    def _hold(self, held: _Held, message: str) -> types.InputRequiredResult:
+        from mcp import types
+
+        state = secrets.token_urlsafe(24)
+        self._held[state] = held
+        loop = asyncio.get_running_loop()
+        held.expiry = loop.call_later(self.timeout_s, self._expire, state)
+        return types.InputRequiredResult(
+            input_requests={
+                "approval": types.ElicitRequest(
+                    params=types.ElicitRequestFormParams(
+                        message=message,
+                        requested_schema={"type": "object", "properties": {}},
+                    )
+                )
+            },
+            request_state=state,
+        )
+
+    def _expire(self, state: str) -> None:
+        held = self._held.pop(state, None)
+        if held is not None:
+            # Nobody awaits the call any more: it ends as a denial, journaled.
+            held.call.add_done_callback(_retrieve)
+            held.channel.answer("cancelled")
+
+    def close(self) -> None:
+        """Cancel every held call (the server is stopping)."""
+        for state in list(self._held):
+            self._expire(state)
