@@ -20,8 +20,8 @@ from typing import Any
 
 from _common import Case, add
 
-from dsh_nb.tools.abort import AbortController
-from dsh_nb.tools.worker import WorkerThreads, settle
+from dsh_nb.tools.running.abort import AbortController
+from dsh_nb.tools.running.worker import WorkerThreads, settle
 
 OURS = "dsh_nb WorkerThreads.run + settle"
 TOOL = "hop"

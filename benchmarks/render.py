@@ -27,8 +27,8 @@ import time
 
 from dsh_nb.cards import CardLimits, CardModel, ToolCard, render_card
 from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, define_tool
+from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES, bound_result
 from dsh_nb.tools.presentation import DiffResultView, FileDiff, GenericResultView
-from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES, bound_result
 
 SIZES = (100, 1_000, 2_000, 10_000, 100_000)
 UNLIMITED = CardLimits(max_diff_lines=10**9, max_diff_bytes=10**12)

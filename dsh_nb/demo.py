@@ -38,7 +38,7 @@ from dsh_nb.tools import (
     ToolResult,
     tool,
 )
-from dsh_nb.tools.journal import turn
+from dsh_nb.tools.audit.journal import turn
 
 __all__ = ["build_demo_registry", "main", "run_demo"]
 

@@ -60,7 +60,7 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     return []
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:

@@ -2,7 +2,7 @@
 
 An evaluation is a door like the others: each trial's ``Chat`` runs its
 calls through one :class:`~dsh_nb.tools.runner.CallRunner` on the registry
-the run uses, as its own :class:`~dsh_nb.tools.session.Agent`, so every
+the run uses, as its own :class:`~dsh_nb.tools.audit.session.Agent`, so every
 policy, guard, listener and timeout of that registry applies, and only the
 tools a request offered may run. :class:`TrialCalls` adds two things, for the
 run's trial agents only (any other caller of the registry is passed on
@@ -24,12 +24,12 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from dsh_nb.tools.argcheck import ArgumentCheck, argument_check
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import ToolArgsError
 from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult, text_result
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallRunner
-from dsh_nb.tools.session import Agent
+from dsh_nb.tools.schema.argcheck import ArgumentCheck, argument_check
 
 __all__ = ["EXECUTE_MODES", "STUB", "TrialCalls"]
 

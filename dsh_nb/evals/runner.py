@@ -32,8 +32,8 @@ from dsh_nb.evals.report import CaseInfo, EvalReport
 from dsh_nb.evals.trial import TrialResult, measure
 from dsh_nb.models.chat import PROVIDERS, Chat
 from dsh_nb.models.view import ChatView
+from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import SessionLog
 
 __all__ = ["run_eval"]
 

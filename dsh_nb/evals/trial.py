@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.models.usage import Usage
-from dsh_nb.tools import journal
+from dsh_nb.tools.audit import journal
 from dsh_nb.tools.jsonvalue import to_plain
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 A new low-level ``mcp.server.Server`` is built for every start (a session
 manager runs only once); this adapter is what outlives it. Each MCP client
-session is one :class:`~dsh_nb.tools.session.Agent`, named after the
+session is one :class:`~dsh_nb.tools.audit.session.Agent`, named after the
 client's ``clientInfo``, so policies, restrictions and guards can target a
 client, and each call runs inside an open turn on that agent's log.
 
@@ -28,10 +28,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
-from dsh_nb.tools.abort import AbortController, AbortError
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.runner import VISIBLE, CallRunner, DoorCall
-from dsh_nb.tools.session import Agent
+from dsh_nb.tools.running.abort import AbortController, AbortError
 
 if TYPE_CHECKING:
     from mcp import types

@@ -29,9 +29,9 @@ from dsh_nb.mcp.errors import (
 from dsh_nb.mcp.startup import STAGES, abandon, stderr_tail
 from dsh_nb.mcp.tooldef import McpToolDefinition, remote_definition
 from dsh_nb.mcp.transport import make_transport
-from dsh_nb.tools.abort import AbortError
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.names import check_tool_name, suggest_tool_name
+from dsh_nb.tools.running.abort import AbortError
 
 if TYPE_CHECKING:
     from mcp import Client, types

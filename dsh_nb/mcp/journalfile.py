@@ -34,7 +34,7 @@ from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.session import Agent
+    from dsh_nb.tools.audit.session import Agent
 
 __all__ = ["SESSION", "JournalFile"]
 

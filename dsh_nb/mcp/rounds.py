@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from mcp import types
     from mcp.server.context import ServerRequestContext
 
-    from dsh_nb.tools.approval import ApprovalOutcome
-    from dsh_nb.tools.session import Agent
+    from dsh_nb.tools.audit.approval import ApprovalOutcome
+    from dsh_nb.tools.audit.session import Agent
 
 __all__ = ["ROUND_TIMEOUT_S", "Channel", "Rounds"]
 

@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any
 from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp._auth import BearerGate, new_token
 from dsh_nb.mcp.runtime import remove_entry, write_entry
-from dsh_nb.tools.secrets import add_secret
+from dsh_nb.tools.audit.secrets import add_secret
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.runner import CallRunner
-    from dsh_nb.tools.session import Agent
 
 __all__ = ["SESSION_IDLE_S", "McpServer", "serve_mcp"]
 

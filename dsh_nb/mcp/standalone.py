@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from dsh_nb.mcp.journalfile import JournalFile
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.registry import ToolRegistry
-    from dsh_nb.tools.session import Agent
 
 __all__ = [
     "HttpOptions",

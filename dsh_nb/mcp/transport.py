@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final
 
-from dsh_nb.tools.secrets import secret_settings
+from dsh_nb.tools.audit.secrets import secret_settings
 
 __all__ = ["make_transport"]
 

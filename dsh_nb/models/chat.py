@@ -24,12 +24,12 @@ from dsh_nb.models import policy_notes
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.view import ChatReply, ChatView, Completion, GuardedView
 from dsh_nb.models.wire import ParsedCall
-from dsh_nb.tools import journal
+from dsh_nb.tools.audit import journal
+from dsh_nb.tools.audit.secrets import add_secret, clean_secret, redact
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall, answer_calls
-from dsh_nb.tools.secrets import add_secret, clean_secret, redact
-from dsh_nb.tools.session import Agent
 
 __all__ = ["PROVIDERS", "Chat", "describe_error", "make_client"]
 

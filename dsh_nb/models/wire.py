@@ -17,8 +17,8 @@ from typing import Any, Final
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.modeltext import context_texts, result_text
+from dsh_nb.tools.schema.wireschema import strict_schema
 from dsh_nb.tools.surrogates import escape_surrogates, escape_tree, first_surrogate
-from dsh_nb.tools.wireschema import strict_schema
 
 __all__ = [
     "ParsedCall",
@@ -44,9 +44,9 @@ def to_openai_tools(
     """Wrap ``schemas()`` entries as OpenAI Chat Completions ``tools``.
 
     ``strict=True`` rewrites each schema for OpenAI's strict function calling
-    (:func:`~dsh_nb.tools.wireschema.strict_schema`) and marks it
+    (:func:`~dsh_nb.tools.schema.wireschema.strict_schema`) and marks it
     ``"strict": true``; a schema strict mode cannot express raises
-    :class:`~dsh_nb.tools.wireschema.StrictSchemaError` naming the tool.
+    :class:`~dsh_nb.tools.schema.wireschema.StrictSchemaError` naming the tool.
     """
     out = []
     for s in schemas:

@@ -46,14 +46,14 @@ from dsh_nb.notebook.prompt import (
     SESSION_LABEL,
     ApprovalPrompt,
 )
-from dsh_nb.tools.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
+from dsh_nb.tools.audit.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
 from dsh_nb.tools.jsonvalue import to_plain
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.registry import ToolRegistry
-    from dsh_nb.tools.session import Agent
 
 __all__ = [
     "ALLOW_LABEL",

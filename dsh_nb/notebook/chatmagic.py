@@ -29,7 +29,7 @@ from traitlets import CaselessStrEnum, Unicode
 from traitlets.config import Configurable
 
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
-from dsh_nb.tools.secrets import clean_secret
+from dsh_nb.tools.audit.secrets import clean_secret
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -25,7 +25,7 @@ from dsh_nb.notebook.streamed import StreamedPart
 if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.session import Agent
+    from dsh_nb.tools.audit.session import Agent
 
 __all__ = ["CellChatView"]
 

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
 from traitlets.config import Config, Configurable
 
-from dsh_nb.tools.abort import is_positive_finite
-from dsh_nb.tools.approval import set_approval_policy
-from dsh_nb.tools.journal import set_max_result_bytes
-from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.audit.approval import set_approval_policy
+from dsh_nb.tools.audit.journal import set_max_result_bytes
+from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.running.abort import is_positive_finite
 
 if TYPE_CHECKING:
     from dsh_nb.cards import CardLimits
-    from dsh_nb.tools.session import SessionLog
+    from dsh_nb.tools.audit.session import SessionLog
 
 __all__ = ["DshConfig"]
 

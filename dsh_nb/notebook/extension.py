@@ -32,8 +32,8 @@ from dsh_nb.tools.runner import DoorCall, answer_calls
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.registry import ToolRegistry
-    from dsh_nb.tools.session import Agent
 
 __all__ = [
     "KernelState",

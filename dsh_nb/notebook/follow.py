@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.replay import CallBook, CallEntry, client_header, entry_card
+from dsh_nb.tools.audit.journalfile import JournalTail
 from dsh_nb.tools.errors import error_message
-from dsh_nb.tools.journalfile import JournalTail
 from dsh_nb.tools.presenter import ToolPresenter
 
 if TYPE_CHECKING:

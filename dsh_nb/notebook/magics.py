@@ -49,8 +49,8 @@ from dsh_nb.notebook.toolcell import (
 )
 from dsh_nb.tools.errors import HarnessError, error_message
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.schema.wireschema import StrictSchemaError
 from dsh_nb.tools.surrogates import escape_surrogates, escape_tree
-from dsh_nb.tools.wireschema import StrictSchemaError
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

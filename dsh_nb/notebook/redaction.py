@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.tools.secrets import has_secrets, redact_value
+from dsh_nb.tools.audit.secrets import has_secrets, redact_value
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.live import card_status, still_running
-from dsh_nb.tools import journal
+from dsh_nb.tools.audit import journal
+from dsh_nb.tools.audit.journalfile import JournalEvent, read_journal
+from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.definition import ToolResult
-from dsh_nb.tools.journalfile import JournalEvent, read_journal
 from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.presenter import ToolPresenter
-from dsh_nb.tools.session import SessionLog
 
 if TYPE_CHECKING:
     from dsh_nb.cards import ToolCard

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
-from dsh_nb.tools.approval import ApprovalService
-from dsh_nb.tools.argcheck import own_check
+from dsh_nb.tools.audit.approval import ApprovalService
+from dsh_nb.tools.audit.journal import set_max_result_bytes
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.execution import Allow, Ask, Deny
-from dsh_nb.tools.journal import set_max_result_bytes
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent
-from dsh_nb.tools.timeout import TimeoutPolicy
+from dsh_nb.tools.running.timeout import TimeoutPolicy
+from dsh_nb.tools.schema.argcheck import own_check
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -32,13 +32,13 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.config import DshConfig
     from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
-    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import (
         PreToolDecision,
         ToolExecution,
         ToolExecutionResult,
     )
-    from dsh_nb.tools.trace import TraceRecord
+    from dsh_nb.tools.pipeline.trace import TraceRecord
+    from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
     "POLICIES",

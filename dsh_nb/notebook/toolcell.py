@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.definition import ToolDefinition, tool
 from dsh_nb.tools.errors import HarnessError, error_message
+from dsh_nb.tools.running.abort import is_positive_finite
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

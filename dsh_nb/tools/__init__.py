@@ -7,13 +7,13 @@ notebook experience on top of it.
 from __future__ import annotations
 
 from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools.abort import AbortController, AbortError, AbortSignal, TimeoutReason
-from dsh_nb.tools.approval import (
+from dsh_nb.tools.audit.approval import (
     ApprovalRequest,
     ApprovalService,
     effective_policy,
     set_approval_policy,
 )
+from dsh_nb.tools.audit.session import Agent, SessionLog
 from dsh_nb.tools.definition import (
     ToolDefinition,
     ToolResult,
@@ -46,6 +46,7 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
 from dsh_nb.tools.outcome import ToolOutcome, ToolRun
+from dsh_nb.tools.pipeline.trace import TraceRecord
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -61,20 +62,24 @@ from dsh_nb.tools.presentation import (
 )
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.schema import (
+from dsh_nb.tools.running.abort import (
+    AbortController,
+    AbortError,
+    AbortSignal,
+    TimeoutReason,
+)
+from dsh_nb.tools.running.timeout import TimeoutPolicy
+from dsh_nb.tools.schema.spec import (
     SchemaProp,
     SchemaSpec,
     schema_spec_to_json_schema,
     validate_args,
 )
-from dsh_nb.tools.session import Agent, SessionLog
-from dsh_nb.tools.signature import spec_from_signature
-from dsh_nb.tools.structured import (
+from dsh_nb.tools.schema.structured import (
     assert_supported_output_schema,
     validate_structured_value,
 )
-from dsh_nb.tools.timeout import TimeoutPolicy
-from dsh_nb.tools.trace import TraceRecord
+from dsh_nb.tools.signature import spec_from_signature
 
 __all__ = [
     "ABSENT",

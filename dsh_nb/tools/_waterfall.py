@@ -172,7 +172,7 @@ class Decider(Protocol):
     when the value it settled to is not the very value settled just inside
     it (what its ``next()`` gave), so ``fn`` ends as the outermost listener
     that did not pass its value on, or None when the stage's base did.
-    :class:`dsh_nb.tools.trace.Recorder` is the one implementation.
+    :class:`dsh_nb.tools.pipeline.trace.Recorder` is the one implementation.
     """
 
     fn: Callable[..., Any] | None

@@ -12,14 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from dsh_nb.tools.abort import is_positive_finite
-from dsh_nb.tools.argcheck import mark_check
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.names import check_tool_name
 from dsh_nb.tools.origin import note_origin
+from dsh_nb.tools.running.abort import is_positive_finite
+from dsh_nb.tools.running.worker import mark_async
+from dsh_nb.tools.schema.argcheck import mark_check
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
-from dsh_nb.tools.worker import mark_async
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution
@@ -128,7 +128,7 @@ def define_tool(
         digits, ``_`` and ``-``), suggesting one that works. Pass ``False``
         for a tool that never reaches a model API under this name.
     """
-    from dsh_nb.tools import schema
+    from dsh_nb.tools.schema import spec as schema
 
     _check_common(name, description, execute, timeout_ms, check_name, "defineTool")
     if not isinstance(parameters, Mapping):
@@ -279,7 +279,7 @@ def tool(
 
     The parameters' JSON Schema, the validation and the conversion to the
     annotated types come from one pydantic validator built here, once (see
-    :mod:`dsh_nb.tools.signature` for what each kind of parameter becomes).
+    :mod:`dsh_nb.tools.signature.plan` for what each kind of parameter becomes).
     The name must suit model APIs (1-64 ASCII letters, digits, ``_``, ``-``).
 
     Parameters
@@ -303,7 +303,6 @@ def tool(
 
     def build(fn: Callable[..., Any]) -> ToolDefinition:
         from dsh_nb.tools import signature
-        from dsh_nb.tools._binding import bind
 
         tool_name = name or getattr(fn, "__name__", None) or type(fn).__name__
         text = description
@@ -311,7 +310,7 @@ def tool(
             text = signature.docstring_summary(fn)
         _check_common(tool_name, text, fn, timeout_ms, True, "@tool")
         plan = signature.plan_signature(fn, coerce=coerce)
-        body, check = bind(plan)
+        body, check = signature.bind(plan)
         mark_async(body, fn)
         note_origin(body, fn)
         return _finish(

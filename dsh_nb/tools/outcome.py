@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.approval import ApprovalOutcome
+    from dsh_nb.tools.audit.approval import ApprovalOutcome
     from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
 
 __all__ = [

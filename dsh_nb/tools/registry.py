@@ -13,12 +13,10 @@ import logging
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from dsh_nb.tools import pipeline
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._restriction import Restriction
 from dsh_nb.tools._scopes import ScopeMap
 from dsh_nb.tools._waterfall import ListenerList
-from dsh_nb.tools.abort import is_positive_finite
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.execution import (
@@ -27,12 +25,14 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
-from dsh_nb.tools.worker import WorkerThreads
+from dsh_nb.tools.pipeline import driver as pipeline
+from dsh_nb.tools.running.abort import is_positive_finite
+from dsh_nb.tools.running.worker import WorkerThreads
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.approval import ApprovalService
+    from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
-    from dsh_nb.tools.trace import TraceRecord
+    from dsh_nb.tools.pipeline.trace import TraceRecord
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -63,7 +63,7 @@ class ToolRegistry:
         sync_tools
             ``"inline"`` (the contract's behaviour) runs a sync tool body
             at once, on the caller's thread. ``"thread"`` runs it in a
-            worker thread (:mod:`dsh_nb.tools.worker`), so the event loop
+            worker thread (:mod:`dsh_nb.tools.running.worker`), so the event loop
             stays free while it runs, and a call whose signal aborts (a
             timeout) settles on time while the body finishes on its own.
             The notebook's registry uses ``"thread"``.

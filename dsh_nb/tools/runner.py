@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from dsh_nb.tools import journal
+from dsh_nb.tools.audit import journal
 from dsh_nb.tools.errors import HarnessError, ToolNotFoundError, error_message
 from dsh_nb.tools.execution import (
     ToolExecutionInput,
@@ -39,11 +39,11 @@ from dsh_nb.tools.outcome import ToolOutcome
 from dsh_nb.tools.results import error_result
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.abort import AbortSignal
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.execution import ToolExecutionToken
     from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.registry import ToolRegistry
-    from dsh_nb.tools.session import Agent
+    from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
     "REFUSED",

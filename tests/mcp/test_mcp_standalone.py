@@ -150,7 +150,8 @@ async def _local_events(calls: list[tuple[str, dict]]) -> list[dict]:
         import standalone_tools
     finally:
         sys.path.remove(str(HERE))
-    from dsh_nb.tools import Agent, ApprovalService, ToolExecutionInput, journal
+    from dsh_nb.tools import Agent, ApprovalService, ToolExecutionInput
+    from dsh_nb.tools.audit import journal
 
     registry = standalone_tools.registry
     registry.approval = ApprovalService()

@@ -17,7 +17,7 @@ from dsh_nb.models.chat import Chat
 from dsh_nb.models.replay_server import ReplayServer
 from dsh_nb.models.scripted import ApiError, Turn
 
-REDACTED = "[secret]"  # what dsh_nb.tools.secrets.REDACTED says
+REDACTED = "[secret]"  # what dsh_nb.tools.audit.secrets.REDACTED says
 
 PROVIDERS = ("openai", "anthropic")
 

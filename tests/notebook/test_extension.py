@@ -379,7 +379,7 @@ def test_scoped_listener_only_fires_for_its_agent(ip: InteractiveShell) -> None:
         """
 import dsh_nb.notebook.extension as ext
 from dsh_nb.tools.execution import Deny
-from dsh_nb.tools.session import Agent
+from dsh_nb.tools.audit.session import Agent
 other = Agent("other")
 
 @ext.pre_execute(scope=other)

@@ -27,7 +27,7 @@ import ipywidgets
 from dsh_nb.notebook import extension as ext
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.execution import Ask, ToolExecutionInput
-from dsh_nb.tools.abort import AbortController
+from dsh_nb.tools.running.abort import AbortController
 
 state = ext.current_state()
 reg = dsh_nb.registry()

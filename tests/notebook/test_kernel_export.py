@@ -54,7 +54,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 RUN = """
 import asyncio, json
 from dsh_nb.tools import Agent, ToolExecutionInput
-from dsh_nb.tools.journal import result_json, turn
+from dsh_nb.tools.audit.journal import result_json, turn
 from dsh_nb.tools.jsonvalue import to_plain
 
 async def _run(registry, calls):

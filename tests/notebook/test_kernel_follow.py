@@ -26,7 +26,7 @@ from dsh_nb.cards import CARD_MIME
 WRITER = r"""
 import asyncio, json, os, sys
 from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, tool
-from dsh_nb.tools.journal import turn
+from dsh_nb.tools.audit.journal import turn
 from dsh_nb.tools.jsonvalue import to_plain
 
 @tool

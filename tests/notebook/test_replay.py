@@ -10,7 +10,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.cards import CARD_MIME
 from dsh_nb.notebook.replay import Replay, replay
-from dsh_nb.tools.session import SessionLog
+from dsh_nb.tools.audit.session import SessionLog
 
 TOOLS = '''%%tool
 from dsh_nb.tools.definition import tool
@@ -204,7 +204,7 @@ def _server_journal(path: Path) -> None:
     import json
 
     from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, tool
-    from dsh_nb.tools.journal import turn
+    from dsh_nb.tools.audit.journal import turn
     from dsh_nb.tools.jsonvalue import to_plain
 
     @tool

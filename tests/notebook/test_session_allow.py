@@ -16,7 +16,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from dsh_nb.cards.arguments import FOLD_AT, arguments_html
 from dsh_nb.notebook import extension
 from dsh_nb.notebook.prompt import SESSION_LABEL, ApprovalPrompt
-from dsh_nb.tools.session import Agent
+from dsh_nb.tools.audit.session import Agent
 
 SEND = '''%%tool --ask
 def send(to: str, body: str) -> str:

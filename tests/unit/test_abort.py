@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dsh_nb.tools.abort import (
+from dsh_nb.tools.running.abort import (
     AbortController,
     AbortError,
     AbortSignal,
@@ -139,7 +139,7 @@ def test_raising_callback_is_contained_and_logged(
     controller.signal.add_callback(lambda r: seen.append("before"))
     controller.signal.add_callback(broken)
     controller.signal.add_callback(lambda r: seen.append("after"))
-    with caplog.at_level(logging.ERROR, logger="dsh_nb.tools.timeout"):
+    with caplog.at_level(logging.ERROR, logger="dsh_nb.tools.running.timeout"):
         controller.abort("x")
     assert controller.signal.aborted
     assert controller.signal.reason == "x"

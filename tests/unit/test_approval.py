@@ -18,17 +18,17 @@ from typing import Any, cast
 
 import pytest
 
-from dsh_nb.tools.approval import (
+from dsh_nb.tools.audit.approval import (
     ApprovalRequest,
     ApprovalService,
     effective_policy,
     set_approval_policy,
 )
+from dsh_nb.tools.audit.session import Agent, SessionLog
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ApprovalError, HarnessError
 from dsh_nb.tools.execution import Allow, Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent, SessionLog
 
 OUTCOMES = ("allowed-once", "rejected", "cancelled", "unavailable")
 
@@ -47,7 +47,7 @@ OK = {"callId": "c1", "content": [text("ran")], "isError": False}
 
 
 def abort_controller() -> Any:
-    abort = pytest.importorskip("dsh_nb.tools.abort")
+    abort = pytest.importorskip("dsh_nb.tools.running.abort")
     return abort.AbortController()
 
 

@@ -122,7 +122,7 @@ def test_spec_property_named_type_is_still_a_spec() -> None:
 
 
 def test_schema_prop_objects_are_accepted() -> None:
-    schema = pytest.importorskip("dsh_nb.tools.schema")
+    schema = pytest.importorskip("dsh_nb.tools.schema.spec")
     spec = {
         "path": schema.SchemaProp(type="string", required=True),
         "tags": schema.SchemaProp(type="array", items=schema.SchemaProp(type="string")),

@@ -12,6 +12,7 @@ import textwrap
 from typing import Any
 
 from dsh_nb.tools import Agent, Allow, Ask, Deny, ToolExecutionInput, ToolRegistry
+from dsh_nb.tools.audit.journal import turn
 from dsh_nb.tools.export import (
     POLICY_TABLE,
     Cell,
@@ -21,7 +22,6 @@ from dsh_nb.tools.export import (
     registry_hooks,
 )
 from dsh_nb.tools.export.cells import needs_of
-from dsh_nb.tools.journal import turn
 
 
 class Notebook:

@@ -17,9 +17,9 @@ from dsh_nb.tools import (
     ToolDefinition,
     ToolExecutionInput,
     ToolRegistry,
-    journal,
     text_block,
 )
+from dsh_nb.tools.audit import journal
 from dsh_nb.tools.execution import text_result
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh_nb.tools.journalfile import JournalTail, parse_line, read_journal
+from dsh_nb.tools.audit.journalfile import JournalTail, parse_line, read_journal
 
 
 def _line(call_id: str, agent: str | None = None) -> str:

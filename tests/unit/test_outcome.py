@@ -28,7 +28,7 @@ from dsh_nb.tools import (
     ToolRegistry,
     define_tool,
 )
-from dsh_nb.tools.abort import AbortController
+from dsh_nb.tools.running.abort import AbortController
 
 Setup = Callable[[ToolRegistry, Agent], None]
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import (
     HarnessError,
@@ -34,7 +35,6 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent
 
 # -- helpers -----------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from jsonshapes import (
     json_trees,
 )
 
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import HarnessError
 from dsh_nb.tools.execution import (
@@ -43,7 +44,6 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent
 
 T = TypeVar("T")
 

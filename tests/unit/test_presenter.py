@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolResult, define_tool, text_block
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict
@@ -32,7 +33,6 @@ from dsh_nb.tools.presenter import (
     relativize_title,
 )
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent
 
 RAW = [{"type": "text", "text": "raw output"}]
 

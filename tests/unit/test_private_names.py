@@ -1,7 +1,7 @@
 """No module takes an underscore name from another sub-package.
 
 import-linter's ``private_modules`` contract covers private *modules*; this
-covers private *names*: ``from dsh_nb.tools.journal import _event`` in
+covers private *names*: ``from dsh_nb.tools.audit.journal import _event`` in
 ``dsh_nb.mcp`` would make a private name an interface between rooms.
 """
 

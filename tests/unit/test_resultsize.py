@@ -6,10 +6,10 @@ import asyncio
 
 from dsh_nb.cards import CARD_MIME, CardModel, render_card
 from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, define_tool
-from dsh_nb.tools.journal import set_max_result_bytes
+from dsh_nb.tools.audit.journal import set_max_result_bytes
+from dsh_nb.tools.audit.resultsize import bound_content, content_size
 from dsh_nb.tools.jsonvalue import FrozenDict
 from dsh_nb.tools.presentation import GenericResultView
-from dsh_nb.tools.resultsize import bound_content, content_size
 
 
 def test_content_that_fits_is_returned_as_is() -> None:

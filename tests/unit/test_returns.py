@@ -1,6 +1,6 @@
 """What a signature tool's return value becomes, through the real pipeline.
 
-Each rule of ``dsh_nb.tools.returns`` (and of docs/signature-tools.md) is
+Each rule of ``dsh_nb.tools.signature.returns`` (and of docs/signature-tools.md) is
 checked on the result a caller gets from ``ToolRegistry.execute``: its
 content blocks, its structured content, and the tool's output schema.
 ``define_tool`` keeps the contract's forms, so an ``int`` from its

@@ -746,7 +746,7 @@ def test_raw_validator_is_detached_from_the_schema() -> None:
 
 def test_importing_schema_does_not_import_jsonschema() -> None:
     code = (
-        "import sys, dsh_nb.tools.schema, dsh_nb.tools.signature; "
+        "import sys, dsh_nb.tools.schema.spec, dsh_nb.tools.signature.plan; "
         "assert 'jsonschema' not in sys.modules, 'jsonschema was imported'"
     )
     done = subprocess.run(

@@ -8,7 +8,7 @@ import secrets
 import pytest
 
 from dsh_nb.tools import Agent
-from dsh_nb.tools.secrets import (
+from dsh_nb.tools.audit.secrets import (
     REDACTED,
     add_secret,
     clean_secret,

@@ -22,11 +22,11 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import NotRequired, TypedDict
 
-from dsh_nb.tools.abort import AbortController, AbortSignal
 from dsh_nb.tools.definition import tool
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.execution import ToolExecution
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, snapshot_json
+from dsh_nb.tools.running.abort import AbortController, AbortSignal
 from dsh_nb.tools.schema import SchemaProp, check_spec, validate_args
 from dsh_nb.tools.signature import (
     bind_to_signature,
@@ -581,7 +581,11 @@ _USE = (
             "JSON Schema cannot describe",
         ),
         (type, "type", "JSON Schema cannot describe"),
-        (AbortController, "dsh_nb.tools.abort.AbortController", "pydantic cannot"),
+        (
+            AbortController,
+            "dsh_nb.tools.running.abort.AbortController",
+            "pydantic cannot",
+        ),
     ],
 )
 def test_refused_types_name_the_parameter_and_the_fix(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from dsh_nb.tools.errors import HarnessError, OutputSchemaError
 from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, snapshot_json
-from dsh_nb.tools.structured import (
+from dsh_nb.tools.schema.structured import (
     assert_supported_output_schema,
     validate_structured_value,
 )

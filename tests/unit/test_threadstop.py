@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dsh_nb.tools.threadstop import ask_to_stop, current_ident, withdraw_stop
+from dsh_nb.tools.running.threadstop import ask_to_stop, current_ident, withdraw_stop
 
 
 def test_a_python_loop_in_a_thread_stops() -> None:

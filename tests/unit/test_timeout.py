@@ -10,13 +10,7 @@ from typing import Any
 
 import pytest
 
-from dsh_nb.tools.abort import (
-    AbortController,
-    AbortSignal,
-    TimeoutReason,
-    deadline,
-    timeout_of,
-)
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import define_tool
 from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.execution import (
@@ -26,8 +20,18 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 from dsh_nb.tools.registry import ToolRegistry
-from dsh_nb.tools.session import Agent
-from dsh_nb.tools.timeout import TOOL_TIMEOUT, TimeoutPolicy, tool_timeout_result
+from dsh_nb.tools.running.abort import (
+    AbortController,
+    AbortSignal,
+    TimeoutReason,
+    deadline,
+    timeout_of,
+)
+from dsh_nb.tools.running.timeout import (
+    TOOL_TIMEOUT,
+    TimeoutPolicy,
+    tool_timeout_result,
+)
 
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}
 Body = Callable[[Any, ToolExecution], Awaitable[Any]]

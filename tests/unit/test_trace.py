@@ -118,7 +118,7 @@ async def test_each_stage_lasts_from_its_start_to_its_end_on_the_clock(
     # A clock that moves only when a listener or the tool "works": each
     # stage's duration is exactly the work done in it, and the execute stage
     # starts after the guards (their time is in no stage).
-    from dsh_nb.tools import trace
+    from dsh_nb.tools.pipeline import trace
 
     now = [100.0]
 

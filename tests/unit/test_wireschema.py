@@ -14,7 +14,7 @@ from dsh_nb.cards.listing import parameters_summary
 from dsh_nb.tools.definition import tool
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.names import check_tool_name, suggest_tool_name
-from dsh_nb.tools.wireschema import StrictSchemaError, strict_schema, tidy_schema
+from dsh_nb.tools.schema.wireschema import StrictSchemaError, strict_schema, tidy_schema
 
 
 @dataclasses.dataclass

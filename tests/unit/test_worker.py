@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool
-from dsh_nb.tools.abort import AbortController, AbortSignal
-from dsh_nb.tools.timeout import TOOL_TIMEOUT, TimeoutPolicy
-from dsh_nb.tools.worker import (
+from dsh_nb.tools.running.abort import AbortController, AbortSignal
+from dsh_nb.tools.running.timeout import TOOL_TIMEOUT, TimeoutPolicy
+from dsh_nb.tools.running.worker import (
     Abandoned,
     WorkerThreads,
     body_running,

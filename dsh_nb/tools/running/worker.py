@@ -39,10 +39,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools.threadstop import ask_to_stop, withdraw_stop
+from dsh_nb.tools.running.threadstop import ask_to_stop, withdraw_stop
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.abort import AbortSignal
+    from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
     "ASYNC_MARK",

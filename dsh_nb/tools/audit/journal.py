@@ -32,6 +32,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.tools.audit.resultsize import (
+    _TEXT_BLOCK_KEYS,
+    _UTF8_MAX,
+    bound_result,
+    lone_text,
+)
+from dsh_nb.tools.audit.session import defer
 from dsh_nb.tools.jsonvalue import (
     ABSENT,
     FrozenDict,
@@ -40,19 +47,12 @@ from dsh_nb.tools.jsonvalue import (
     snapshot_json,
 )
 from dsh_nb.tools.outcome import DONE
-from dsh_nb.tools.resultsize import (
-    _TEXT_BLOCK_KEYS,
-    _UTF8_MAX,
-    bound_result,
-    lone_text,
-)
-from dsh_nb.tools.session import defer
 from dsh_nb.tools.surrogates import escape_tree
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.session import Agent, SessionLog
     from dsh_nb.tools.execution import ToolExecutionResult
     from dsh_nb.tools.outcome import ToolOutcome
-    from dsh_nb.tools.session import Agent, SessionLog
 
 __all__ = [
     "CALL",
@@ -94,7 +94,7 @@ def record_call(
     were not lossless JSON. An object is laid out in the entry as its
     keys, then its values in the same order: for flat arguments the entry
     is then one tuple of atoms, which the collector stops tracking (see
-    :func:`dsh_nb.tools.session.defer`); a dict, even a plain copy, would
+    :func:`dsh_nb.tools.audit.session.defer`); a dict, even a plain copy, would
     keep its entry tracked for good. Iterating the object itself rather
     than ``keys()`` saves 600 instructions a call; items (a pair tuple per
     key) cost 300 less for two keys but 500 more for ten, and one tracked
@@ -146,7 +146,7 @@ def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
     A bigger result is still returned whole to its caller; the log keeps a
     cut copy and the full size (``resultBytes``), so a 100 MB result does
     not stay in memory for the session. The default is
-    :data:`~dsh_nb.tools.resultsize.DEFAULT_MAX_RESULT_BYTES`.
+    :data:`~dsh_nb.tools.audit.resultsize.DEFAULT_MAX_RESULT_BYTES`.
     """
     if type(max_bytes) is not int or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")

@@ -16,7 +16,7 @@ from dsh_nb.tools.errors import error_message
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
-    from dsh_nb.tools.trace import Recorder
+    from dsh_nb.tools.pipeline.trace import Recorder
 
 __all__ = ["notify"]
 

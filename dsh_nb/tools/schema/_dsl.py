@@ -5,7 +5,7 @@ predicates and message texts below are shared by the reference validator
 (``schema.py``), its compiled twin (``_compiled.py``), the raw JSON Schema
 path (``_rawschema.py``) and the definition-time check (``_speccheck.py``).
 They live here so those modules import one base instead of each other.
-Import the public names from :mod:`dsh_nb.tools.schema`.
+Import the public names from :mod:`dsh_nb.tools.schema.spec`.
 """
 
 from __future__ import annotations

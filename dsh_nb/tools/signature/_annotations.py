@@ -17,8 +17,12 @@ import types
 import typing
 from typing import Any, Final
 
-from dsh_nb.tools._docstring import docstring_of, docstring_summary, param_docs
 from dsh_nb.tools.errors import ToolDefinitionError
+from dsh_nb.tools.signature._docstring import (
+    docstring_of,
+    docstring_summary,
+    param_docs,
+)
 
 __all__ = [
     "accepts_none",
@@ -35,10 +39,10 @@ __all__ = [
 
 # Matched by name so this module never imports the pipeline at import time.
 _INJECTED: Final = {
-    ("dsh_nb.tools.pipeline", "ToolExecution"): "execution",
+    ("dsh_nb.tools.pipeline.driver", "ToolExecution"): "execution",
     ("dsh_nb.tools.execution", "ToolExecution"): "execution",
-    ("dsh_nb.tools.abort", "AbortSignal"): "signal",
-    ("dsh_nb.tools.timeout", "AbortSignal"): "signal",
+    ("dsh_nb.tools.running.abort", "AbortSignal"): "signal",
+    ("dsh_nb.tools.running.timeout", "AbortSignal"): "signal",
 }
 
 
@@ -49,8 +53,8 @@ def hints(obj: Any, where: str) -> dict[str, Any]:
         pass
     except Exception as exc:  # noqa: BLE001 - any failure is a definition error
         raise ToolDefinitionError(f"{where}: cannot read type hints ({exc})") from None
-    from dsh_nb.tools.abort import AbortSignal
     from dsh_nb.tools.execution import ToolExecution
+    from dsh_nb.tools.running.abort import AbortSignal
 
     local = {"ToolExecution": ToolExecution, "AbortSignal": AbortSignal}
     try:

@@ -12,7 +12,7 @@ from typing import Any, Final, NoReturn
 
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT
-from dsh_nb.tools.schema import SchemaProp
+from dsh_nb.tools.schema.spec import SchemaProp
 
 __all__ = ["spec_from_signature"]
 
@@ -38,7 +38,7 @@ def spec_from_signature(func: Callable[..., Any]) -> dict[str, SchemaProp]:
         For a parameter the DSL cannot write (a union, a mixed ``Literal``,
         ``Any``), naming it; ``@tool`` accepts it.
     """
-    from dsh_nb.tools.signature import plan_signature
+    from dsh_nb.tools.signature.plan import plan_signature
 
     plan = plan_signature(func)
     where = plan.where

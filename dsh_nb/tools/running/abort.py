@@ -2,7 +2,7 @@
 
 Split out of ``timeout.py`` because signals are used well beyond the timeout
 policy (approvals, the notebook's stop button, tools themselves); the policy
-in ``timeout.py`` is one client. ``dsh_nb.tools.timeout`` re-exports every
+in ``timeout.py`` is one client. ``dsh_nb.tools.running.timeout`` re-exports every
 name here, so older imports keep working.
 
 An :class:`AbortSignal` only *notifies*: nothing here cancels a task or kills
@@ -41,7 +41,7 @@ __all__ = [
 _DEFAULT_ABORT_MESSAGE: Final = "This operation was aborted"
 # Named for the module these signals came from, so logging set up for it
 # still catches a failing abort callback.
-_log = logging.getLogger("dsh_nb.tools.timeout")
+_log = logging.getLogger("dsh_nb.tools.running.timeout")
 
 
 class AbortError(Exception):

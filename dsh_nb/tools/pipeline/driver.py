@@ -15,12 +15,12 @@ Stage order (contract §4.1)::
     9 freeze the execution, notify tools/result observers, return
 
 Each stage is written once; what the stages share on the way (dispatch,
-the approval seam, the guards) is :class:`~dsh_nb.tools._callstate.CallState`.
+the approval seam, the guards) is :class:`~dsh_nb.tools.pipeline._callstate.CallState`.
 The driver records the call's
 :class:`~dsh_nb.tools.outcome.ToolOutcome` as the stages run, writes the
-agent's journal (:mod:`dsh_nb.tools.journal`) and, only while a trace
+agent's journal (:mod:`dsh_nb.tools.audit.journal`) and, only while a trace
 observer is registered, reports each stage to a
-:class:`~dsh_nb.tools.trace.Recorder`.
+:class:`~dsh_nb.tools.pipeline.trace.Recorder`.
 
 The pipeline never raises to its caller, except for ``KeyboardInterrupt``
 and ``asyncio.CancelledError``, which must reach the kernel and the task.
@@ -31,19 +31,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.tools import journal
-from dsh_nb.tools._callstate import CallState
-from dsh_nb.tools._decisions import (
-    ACCEPT,
-    ALLOW,
-    apply_post,
-    check_call_id,
-    check_post,
-    check_pre,
-    check_result,
-)
-from dsh_nb.tools._observers import notify
 from dsh_nb.tools._waterfall import Ready, Vetting, run_waterfall
+from dsh_nb.tools.audit import journal
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
     _PHASE_RUNNING,
@@ -58,6 +47,18 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
 from dsh_nb.tools.outcome import DONE, ToolRun, outcome_of, settled_status
+from dsh_nb.tools.pipeline._callstate import CallState
+from dsh_nb.tools.pipeline._decisions import (
+    ACCEPT,
+    ALLOW,
+    apply_post,
+    check_call_id,
+    check_post,
+    check_pre,
+    check_result,
+)
+from dsh_nb.tools.pipeline._observers import notify
+from dsh_nb.tools.pipeline.trace import Recorder
 from dsh_nb.tools.results import (
     ARGS_NOT_JSON,
     FATAL,
@@ -67,7 +68,6 @@ from dsh_nb.tools.results import (
     materialize,
     not_json_result,
 )
-from dsh_nb.tools.trace import Recorder
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry

@@ -49,7 +49,7 @@ from collections import abc
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from dsh_nb.tools import _annotations as ann
+from dsh_nb.tools.signature import _annotations as ann
 
 __all__ = ["ReturnPlan", "convert_return", "plan_return"]
 
@@ -95,8 +95,8 @@ def plan_return(hints: Mapping[str, Any], where: str) -> ReturnPlan:
         return ReturnPlan(where=where)
     from pydantic import TypeAdapter
 
-    from dsh_nb.tools import _formats
-    from dsh_nb.tools.wireschema import tidy_schema
+    from dsh_nb.tools.schema.wireschema import tidy_schema
+    from dsh_nb.tools.signature import _formats
 
     tp = ann.modern_typeddicts(hint, {})
     try:

@@ -1,7 +1,7 @@
 """Validate a signature tool's arguments with pydantic, then call it.
 
 The per-call half of ``@tool``: ``signature.py`` reads a function once into
-a :class:`~dsh_nb.tools.signature.SignaturePlan`, and :func:`bind` turns
+a :class:`~dsh_nb.tools.signature.plan.SignaturePlan`, and :func:`bind` turns
 that plan into ``body(args, execution)``. One validation per call, with the
 validator built at definition (pydantic's ``validate_call`` does the same).
 
@@ -28,12 +28,12 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
-from dsh_nb.tools._violations import locate, violations
 from dsh_nb.tools.errors import ToolArgsError
-from dsh_nb.tools.returns import ReturnPlan, convert_return
-from dsh_nb.tools.signature import SignaturePlan
+from dsh_nb.tools.signature._violations import locate, violations
+from dsh_nb.tools.signature.plan import SignaturePlan, plan_signature
+from dsh_nb.tools.signature.returns import ReturnPlan, convert_return
 
-__all__ = ["bind"]
+__all__ = ["bind", "bind_to_signature"]
 
 _MISSING: Final = object()
 _WHOLE_FLOAT_ERRORS: Final = frozenset(
@@ -133,7 +133,7 @@ def bind(
     """Return ``body(args, execution)`` and ``check(args) -> violations``.
 
     ``body`` validates, converts and calls the function, and turns what it
-    returns into a result's form (:mod:`dsh_nb.tools.returns`; with
+    returns into a result's form (:mod:`dsh_nb.tools.signature.returns`; with
     ``convert=False`` it hands back the function's own value); ``check``
     only validates (presenters use it to skip arguments a tool would refuse).
     """
@@ -204,3 +204,15 @@ def bind(
 
 async def _converted(returns: ReturnPlan, pending: Awaitable[Any]) -> Any:
     return convert_return(returns, await pending)
+
+
+def bind_to_signature(
+    func: Callable[..., Any], *, coerce: bool = False
+) -> Callable[[Any, Any], Any]:
+    """Return ``body(args, execution)``: validate with pydantic, then call.
+
+    Raises :class:`~dsh_nb.tools.errors.ToolArgsError` for arguments the
+    function's signature refuses; extra keys go to ``**kwargs`` or away.
+    ``body`` returns what the function returns (``@tool`` converts it).
+    """
+    return bind(plan_signature(func, coerce=coerce), convert=False)[0]

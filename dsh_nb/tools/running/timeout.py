@@ -5,7 +5,7 @@ stop; :class:`TimeoutPolicy` arms the deadline, waits for the tool to settle
 and then reports ``TOOL_TIMEOUT`` if its own timer fired first. Nothing here
 cancels a task or kills work.
 
-The signals and deadlines themselves live in :mod:`dsh_nb.tools.abort`.
+The signals and deadlines themselves live in :mod:`dsh_nb.tools.running.abort`.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools.abort import (
+from dsh_nb.tools.errors import ToolTimeoutError, error_info
+from dsh_nb.tools.jsonvalue import snapshot_json
+from dsh_nb.tools.running.abort import (
     AbortSignal,
     deadline,
     is_positive_finite,
     timeout_of,
 )
-from dsh_nb.tools.errors import ToolTimeoutError, error_info
-from dsh_nb.tools.jsonvalue import snapshot_json
 
 if TYPE_CHECKING:
     from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult

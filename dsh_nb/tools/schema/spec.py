@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dsh_nb.tools._compiled import compile_validator
-from dsh_nb.tools._dsl import (
+from dsh_nb.tools.jsonvalue import ABSENT, compact_json
+from dsh_nb.tools.schema._compiled import compile_validator
+from dsh_nb.tools.schema._dsl import (
     _IS,
     _MISSING,
     _MUST,
@@ -39,9 +40,8 @@ from dsh_nb.tools._dsl import (
     _unreachable,
     _unreadable,
 )
-from dsh_nb.tools._rawschema import compile_json_schema_validator
-from dsh_nb.tools._speccheck import check_spec
-from dsh_nb.tools.jsonvalue import ABSENT, compact_json
+from dsh_nb.tools.schema._rawschema import compile_json_schema_validator
+from dsh_nb.tools.schema._speccheck import check_spec
 
 __all__ = [
     "SCHEMA_TYPES",

@@ -44,26 +44,23 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
-from dsh_nb.tools import _annotations as ann
-from dsh_nb.tools import _formats
-from dsh_nb.tools._docstring import (
+from dsh_nb.tools.errors import ToolDefinitionError
+from dsh_nb.tools.jsonvalue import is_json_data
+from dsh_nb.tools.signature import _annotations as ann
+from dsh_nb.tools.signature import _formats
+from dsh_nb.tools.signature._docstring import (
     docstring_of,
     docstring_summary,
     param_docs,
     target_of,
 )
-from dsh_nb.tools._dslview import spec_from_signature
-from dsh_nb.tools.errors import ToolDefinitionError
-from dsh_nb.tools.jsonvalue import is_json_data
-from dsh_nb.tools.returns import ReturnPlan, plan_return
+from dsh_nb.tools.signature.returns import ReturnPlan, plan_return
 
 __all__ = [
     "Param",
     "SignaturePlan",
-    "bind_to_signature",
     "docstring_summary",
     "plan_signature",
-    "spec_from_signature",
 ]
 
 # Core-schema types that read JSON-shaped Python data exactly as they read
@@ -225,7 +222,7 @@ def plan_signature(func: Callable[..., Any], *, coerce: bool = False) -> Signatu
     from pydantic.fields import FieldInfo
     from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-    from dsh_nb.tools.wireschema import tidy_schema
+    from dsh_nb.tools.schema.wireschema import tidy_schema
 
     where = _where(func)
     try:
@@ -389,7 +386,7 @@ def _check_defaults(
     from pydantic import ValidationError
     from pydantic_core import to_json
 
-    from dsh_nb.tools._violations import violations
+    from dsh_nb.tools.signature._violations import violations
 
     if not values:
         return {}
@@ -409,17 +406,3 @@ def _check_defaults(
             out.setdefault(str(loc[0]), f"its own schema refuses ({clause})")
         return out
     return {}
-
-
-def bind_to_signature(
-    func: Callable[..., Any], *, coerce: bool = False
-) -> Callable[[Any, Any], Any]:
-    """Return ``body(args, execution)``: validate with pydantic, then call.
-
-    Raises :class:`~dsh_nb.tools.errors.ToolArgsError` for arguments the
-    function's signature refuses; extra keys go to ``**kwargs`` or away.
-    ``body`` returns what the function returns (``@tool`` converts it).
-    """
-    from dsh_nb.tools._binding import bind
-
-    return bind(plan_signature(func, coerce=coerce), convert=False)[0]

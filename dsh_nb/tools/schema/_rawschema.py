@@ -6,7 +6,7 @@ their own engine: jsonschema, imported lazily inside
 next to JupyterLab. Its violations are reworded to read like the DSL's, and
 its patterns are matched under a time limit (``_patterns.py``): a schema
 may come from a hostile MCP server.
-Import it through :mod:`dsh_nb.tools.schema`, which re-exports it; this
+Import it through :mod:`dsh_nb.tools.schema.spec`, which re-exports it; this
 module imports the shared helpers from there.
 """
 
@@ -15,10 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from dsh_nb.tools._dsl import _MISSING, _NOT_OBJECT, Validator, _copy_json
-from dsh_nb.tools._patterns import guarded_validator, pattern_budget, pattern_problem
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import compact_json
+from dsh_nb.tools.schema._dsl import _MISSING, _NOT_OBJECT, Validator, _copy_json
+from dsh_nb.tools.schema._patterns import (
+    guarded_validator,
+    pattern_budget,
+    pattern_problem,
+)
 
 __all__ = ["compile_json_schema_validator"]
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.audit.secrets import redact
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.jsonvalue import FrozenDict, NotJsonError, snapshot_json, to_plain
-from dsh_nb.tools.resultsize import DEFAULT_MAX_RESULT_BYTES
-from dsh_nb.tools.secrets import redact
 from dsh_nb.tools.surrogates import escape_tree
 
 __all__ = ["Agent", "SessionLog", "defer"]
@@ -117,7 +117,7 @@ class SessionLog:
     def _append_frozen(self, event: FrozenDict) -> FrozenDict:
         """Append an event built from frozen JSON parts, without copying.
 
-        For the core's journal (:mod:`dsh_nb.tools.journal`), whose parts
+        For the core's journal (:mod:`dsh_nb.tools.audit.journal`), whose parts
         are the call's own frozen arguments and result.
         """
         events = self._events

@@ -1,9 +1,9 @@
-"""The compiled twin of :func:`~dsh_nb.tools.schema.validate_args`.
+"""The compiled twin of :func:`~dsh_nb.tools.schema.spec.validate_args`.
 
 Split out of ``schema.py`` because it is a second, separately tuned
 implementation of the same checks: a spec compiles once per tool into
 closures, so a valid call costs one path-free pass and no allocations.
-Import it through :mod:`dsh_nb.tools.schema`, which re-exports
+Import it through :mod:`dsh_nb.tools.schema.spec`, which re-exports
 :func:`compile_validator`; this module imports the DSL values and the shared
 predicates from there.
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final, NoReturn, TypeAlias
 
-from dsh_nb.tools._dsl import (
+from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, compact_json
+from dsh_nb.tools.schema._dsl import (
     _IS,
     _MISSING,
     _MUST,
@@ -32,7 +33,6 @@ from dsh_nb.tools._dsl import (
     _unreachable,
     _unreadable,
 )
-from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, compact_json
 
 __all__ = ["compile_validator"]
 

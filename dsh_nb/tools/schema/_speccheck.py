@@ -3,7 +3,7 @@
 Split out of ``schema.py`` because it runs once per tool definition, not per
 call, and speaks to the tool's author (:class:`ToolDefinitionError` naming
 the property path and the fix) rather than to the model. Import it through
-:mod:`dsh_nb.tools.schema`, which re-exports :func:`check_spec`; this module
+:mod:`dsh_nb.tools.schema.spec`, which re-exports :func:`check_spec`; this module
 imports the DSL values from there.
 """
 
@@ -13,9 +13,9 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Final, NoReturn
 
-from dsh_nb.tools._dsl import SCHEMA_TYPES, SchemaProp, _prop
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, is_json_data, safe_repr, to_plain
+from dsh_nb.tools.schema._dsl import SCHEMA_TYPES, SchemaProp, _prop
 
 __all__ = ["check_spec"]
 

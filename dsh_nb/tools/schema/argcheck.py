@@ -41,8 +41,8 @@ def argument_check(definition: ToolDefinition) -> ArgumentCheck:
     check = getattr(definition.execute, _MARK, None)
     if callable(check):
         return check  # type: ignore[no-any-return]
-    from dsh_nb.tools._rawschema import compile_json_schema_validator
     from dsh_nb.tools.jsonvalue import snapshot_json, to_plain
+    from dsh_nb.tools.schema._rawschema import compile_json_schema_validator
 
     schema = to_plain(snapshot_json(definition.parameters))
     validate: ArgumentCheck = compile_json_schema_validator(schema)

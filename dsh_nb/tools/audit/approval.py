@@ -20,8 +20,8 @@ from dsh_nb.tools._waterfall import ListenerList, passthrough, run_waterfall
 from dsh_nb.tools.errors import ApprovalError
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.abort import AbortSignal
-    from dsh_nb.tools.session import Agent, SessionLog
+    from dsh_nb.tools.audit.session import Agent, SessionLog
+    from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
     "OUTCOMES",

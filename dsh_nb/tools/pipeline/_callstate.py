@@ -1,6 +1,6 @@
 """One call's state as the stage driver's stages share it.
 
-:mod:`dsh_nb.tools.pipeline` drives the stages in order; this is what they
+:mod:`dsh_nb.tools.pipeline.driver` drives the stages in order; this is what they
 read and write on the way: stage 6's base (dispatching the tool, inline
 or in a worker thread), stages 3-4 (the approval seam and the guards),
 and the facts the call's outcome is read from (the deciding stage, the
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final
 
-from dsh_nb.tools import worker
 from dsh_nb.tools._waterfall import Ready, describe
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.execution import (
@@ -26,10 +25,11 @@ from dsh_nb.tools.execution import (
 )
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.results import FATAL, error_result, finalize, freeze_if_json, settle
+from dsh_nb.tools.running import worker
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.pipeline.trace import Recorder
     from dsh_nb.tools.registry import ToolRegistry
-    from dsh_nb.tools.trace import Recorder
 
 __all__ = ["CallState"]
 
@@ -191,7 +191,7 @@ class CallState:
         return None
 
     async def ask(self, decision: Ask) -> str | None:
-        from dsh_nb.tools.approval import (
+        from dsh_nb.tools.audit.approval import (
             OUTCOMES,
             ApprovalRequest,
             ApprovalService,

@@ -1,0 +1,1 @@
+"""What a call leaves behind: session logs, the journal, approval records."""

@@ -1,0 +1,1 @@
+"""How a call is run and stopped: abort signals, the timeout policy, worker threads."""
