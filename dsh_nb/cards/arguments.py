@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from dsh_nb.cards.escape import esc
 
-__all__ = ["FOLD_AT", "arguments_html"]
+__all__ = ["FOLD_AT", "arguments_html", "value_text"]
 
 FOLD_AT: Final = 80  # characters a value shows before it is folded
 _ROW = "margin:2px 0;display:flex;gap:8px;align-items:baseline"
@@ -24,7 +24,8 @@ _KEY = "font-weight:600;white-space:nowrap"
 _PRE = "margin:2px 0;white-space:pre-wrap;max-height:24em;overflow:auto"
 
 
-def _shown(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A value as people read it: a string as it is, anything else as JSON."""
     if isinstance(value, str):
         return value
     try:
@@ -49,12 +50,12 @@ def _value(text: str) -> str:
 def arguments_html(arguments: Any) -> str:
     """The arguments as escaped HTML rows, ``key: value``; long values folded."""
     if not isinstance(arguments, Mapping):
-        return f'<div class="dsh-ApprovalArgs">{_value(_shown(arguments))}</div>'
+        return f'<div class="dsh-ApprovalArgs">{_value(value_text(arguments))}</div>'
     if not arguments:
         return '<div class="dsh-ApprovalArgs"><i>no arguments</i></div>'
     rows = "".join(
         f'<div style="{_ROW}"><span style="{_KEY}">{esc(str(key))}:</span>'
-        f"<span>{_value(_shown(value))}</span></div>"
+        f"<span>{_value(value_text(value))}</span></div>"
         for key, value in arguments.items()
     )
     return f'<div class="dsh-ApprovalArgs">{rows}</div>'

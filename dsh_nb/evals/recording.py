@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any, Final
 
+from dsh_nb.tools.audit.journalfile import read_objects
+
 __all__ = [
     "FORMAT",
     "RecordedError",
@@ -162,38 +164,29 @@ class Recording:
         """Read ``path``; a file that is not a recording fails naming the line."""
         header: dict[str, Any] | None = None
         exchanges: dict[Key, _Exchange] = {}
-        with open(path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
-                if not isinstance(obj, dict):
-                    raise ValueError(f"{path}:{number}: a line must be an object")
-                kind = obj.get("type")
-                if header is None:
-                    if kind != "start" or obj.get("format") != FORMAT:
-                        raise ValueError(
-                            f"{path} is not an evaluation recording "
-                            f"(its first line must be a {FORMAT!r} start line); "
-                            "record one with run_eval(..., record=PATH)"
-                        )
-                    header = obj
-                elif kind == "exchange":
-                    key: Key = (
-                        obj.get("variant"),
-                        str(obj["case"]),
-                        int(obj["trial"]),
-                        int(obj["step"]),
+        for obj in read_objects(path, what="a line"):
+            kind = obj.get("type")
+            if header is None:
+                if kind != "start" or obj.get("format") != FORMAT:
+                    raise ValueError(
+                        f"{path} is not an evaluation recording "
+                        f"(its first line must be a {FORMAT!r} start line); "
+                        "record one with run_eval(..., record=PATH)"
                     )
-                    exchanges[key] = _Exchange(
-                        canonical(obj.get("request")),
-                        obj.get("response"),
-                        obj.get("error"),
-                        float(obj.get("elapsed") or 0.0),
-                    )
+                header = obj
+            elif kind == "exchange":
+                key: Key = (
+                    obj.get("variant"),
+                    str(obj["case"]),
+                    int(obj["trial"]),
+                    int(obj["step"]),
+                )
+                exchanges[key] = _Exchange(
+                    canonical(obj.get("request")),
+                    obj.get("response"),
+                    obj.get("error"),
+                    float(obj.get("elapsed") or 0.0),
+                )
         if header is None:
             raise ValueError(f"{path} is empty; record one with run_eval(record=...)")
         return cls(header, exchanges)

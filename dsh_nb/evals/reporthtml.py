@@ -13,10 +13,10 @@ are drawn, so a 10,000-trial report stays a page, not a download.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.cards.arguments import value_text
 from dsh_nb.cards.escape import esc
 from dsh_nb.evals.stats import Rate
 from dsh_nb.evals.summary import METRICS, CaseInfo
@@ -78,15 +78,6 @@ def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> s
     )
 
 
-def _args(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    try:
-        return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(arguments)
-
-
 def failure_reason(trial: TrialResult, info: CaseInfo | None) -> str:
     """One line on why a trial failed, from its verdict and first step."""
     if not trial.answered:
@@ -123,10 +114,10 @@ def _message_lines(message: Mapping[str, Any]) -> list[tuple[str, str]]:
             if kind == "text" and block.get("text"):
                 out.append((role, str(block["text"])))
             elif kind == "tool_use":
-                shown = f"{block.get('name')}({_args(block.get('input'))})"
+                shown = f"{block.get('name')}({value_text(block.get('input'))})"
                 out.append(("call", shown))
             elif kind == "tool_result":
-                out.append(("result", _args(block.get("content"))))
+                out.append(("result", value_text(block.get("content"))))
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {} if isinstance(call, Mapping) else {}
         out.append(("call", f"{function.get('name')}({function.get('arguments')})"))

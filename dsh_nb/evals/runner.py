@@ -18,7 +18,6 @@ trials already finished are in ``progress.results``.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from dsh_nb.models.chat import PROVIDERS, Chat
 from dsh_nb.models.view import ChatView
 from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.runner import run_together
 
 __all__ = ["run_eval"]
 
@@ -334,16 +334,7 @@ class _Run:
                 if self.recorder is not None:
                     self.recorder.verdict(_without_messages(result))
 
-        workers = [
-            asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(jobs)))
-        ]
-        try:
-            await asyncio.gather(*workers)
-        except BaseException:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
-            raise
+        await run_together(worker() for _ in range(min(concurrency, len(jobs))))
 
     async def one(self, job: _Job) -> TrialResult:
         case = job.case

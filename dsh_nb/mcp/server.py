@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.runner import CallRunner
 
-__all__ = ["SESSION_IDLE_S", "McpServer", "serve_mcp"]
+__all__ = ["SESSION_IDLE_S", "McpServer", "endpoint_url", "http_config", "serve_mcp"]
 
 SESSION_IDLE_S = 3600.0
 """Seconds without a request after which a client's session ends."""
@@ -56,6 +56,48 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def endpoint_url(host: str, port: int) -> str:
+    """The Streamable HTTP endpoint at ``host:port`` (IPv6 in brackets)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+def http_config(
+    server: Any,
+    *,
+    token: str,
+    host: str,
+    security: Any,
+    session_idle_timeout: float | None,
+    stateless: bool = False,
+    **uvicorn_options: Any,
+) -> Any:
+    """The uvicorn config serving ``server`` (the SDK's) at ``/mcp``.
+
+    Both HTTP servers, the kernel's and a process of its own, answer the
+    same way: SSE responses (see above), every request behind the bearer
+    token, and uvicorn's logging config left alone.
+    """
+    import uvicorn
+
+    app = server.streamable_http_app(
+        json_response=False,
+        stateless_http=stateless,
+        session_idle_timeout=session_idle_timeout,
+        host=host,
+        transport_security=security,
+    )
+    return uvicorn.Config(
+        BearerGate(app, token),
+        log_config=None,
+        access_log=False,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        **uvicorn_options,
+    )
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -111,8 +153,7 @@ class McpServer:
     @property
     def url(self) -> str:
         """The Streamable HTTP endpoint, e.g. ``http://127.0.0.1:8765/mcp``."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/mcp"
+        return endpoint_url(self.host, self.port)
 
     @property
     def running(self) -> bool:
@@ -142,24 +183,15 @@ class McpServer:
     # --- lifecycle ----------------------------------------------------------------
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
-        import uvicorn
-
         sock = _bind(self.host, self._requested_port)
         self.port = sock.getsockname()[1]
         try:
-            app = self._adapter.build(loop).streamable_http_app(
-                json_response=False,
-                session_idle_timeout=SESSION_IDLE_S,
+            config = http_config(
+                self._adapter.build(loop),
+                token=self.token,
                 host=self.host,
-                transport_security=_security(self.host, self.port),
-            )
-            config = uvicorn.Config(
-                BearerGate(app, self.token),
-                log_config=None,
-                access_log=False,
-                log_level="warning",
-                lifespan="on",
-                timeout_graceful_shutdown=2,
+                security=_security(self.host, self.port),
+                session_idle_timeout=SESSION_IDLE_S,
             )
             self._uvicorn = _new_uvicorn(config)
             # Written before the task starts: a folder it cannot be written

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.mcp._adapter import RegistryAdapter
-from dsh_nb.mcp._auth import BearerGate
 from dsh_nb.mcp.elicit import declares_elicitation, serving
 from dsh_nb.mcp.rounds import Channel, Rounds
 
@@ -203,10 +202,8 @@ async def serve_http(
     on_ready: Callable[[str, str | None], object] = lambda url, path: None,
 ) -> None:
     """Serve until SIGINT or SIGTERM; ``on_ready(url, token_file)`` once up."""
-    import uvicorn
-
     from dsh_nb.mcp.runtime import remove_entry, write_entry
-    from dsh_nb.mcp.server import _bind
+    from dsh_nb.mcp.server import _bind, endpoint_url, http_config
 
     try:
         sock = _bind(options.host, options.port)
@@ -215,24 +212,16 @@ async def serve_http(
             f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}"
         ) from None
     port = sock.getsockname()[1]
-    host = f"[{options.host}]" if ":" in options.host else options.host
-    url = f"http://{host}:{port}/mcp"
+    url = endpoint_url(options.host, port)
     token_file = None
     try:
-        app = adapter.build(asyncio.get_running_loop()).streamable_http_app(
-            json_response=False,
-            stateless_http=options.stateless,
-            session_idle_timeout=None,
+        config = http_config(
+            adapter.build(asyncio.get_running_loop()),
+            token=options.token,
             host=options.host,
-            transport_security=_security(options, port),
-        )
-        config = uvicorn.Config(
-            BearerGate(app, options.token),
-            log_config=None,
-            access_log=False,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=2,
+            security=_security(options, port),
+            session_idle_timeout=None,
+            stateless=options.stateless,
             backlog=2048,
             # Longer than a proxy keeps idle upstream connections (nginx: 60
             # s): one closed here as the proxy reuses it would be a 502, as

@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import difflib
 import re
-import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from IPython.core.inputtransformer2 import (
-    TokenTransformBase,
-    assemble_continued_line,
-    find_end_of_continued_line,
-)
 
 from dsh_nb.models import wire
+from dsh_nb.notebook.rewrite import (
+    Helper,
+    can_await,
+    cell_call,
+    line_rest,
+    line_transformer,
+)
 from dsh_nb.tools.jsonvalue import compact_json
 
 if TYPE_CHECKING:
@@ -99,54 +100,31 @@ class CallTransformer:
 
     The ``%%call`` cell form is a cleanup transform (it must see the cell
     before IPython's own cell-magic transform wraps it). The line forms are
-    token transformers, found on Python tokens by IPython's
-    ``TransformerManager`` after cell magics were turned into calls: a
-    ``%call`` inside a string, a comment or another cell magic's body
-    (``%%writefile``) is not a token at the start of a logical line, so it
-    is never rewritten. ``helper`` is what the rewritten code awaits; it is
-    put back into the user namespace whenever a rewrite needs it (``%reset``
-    clears it).
+    token transformers (:mod:`dsh_nb.notebook.rewrite`), found by IPython's
+    ``TransformerManager`` after cell magics were turned into calls.
+    ``helper`` is what the rewritten code awaits.
     """
 
     has_side_effects = False
 
     def __init__(self, shell: InteractiveShell, helper: Callable[..., Any]) -> None:
         self.shell = shell
-        self.helper = helper
-        self.token_transformer = _token_transformer(self)
-
-    def _ensure_helper(self) -> None:
-        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
-            if namespace.get(HELPER) != self.helper:
-                namespace[HELPER] = self.helper
+        self.helper = Helper(shell, HELPER, helper)
+        self.token_transformer = line_transformer(
+            "call", self.rewrite, self.enabled, assign=True
+        )
 
     def enabled(self) -> bool:
         """Whether a cell can await the call (autoawait on asyncio)."""
-        from IPython.core.async_helpers import _asyncio_runner
-
-        shell = self.shell
-        return bool(
-            shell.autoawait
-            and shell.trio_runner is None
-            and shell.loop_runner is _asyncio_runner
-        )
+        return can_await(self.shell)
 
     def __call__(self, lines: list[str]) -> list[str]:
-        if not lines or not lines[0].startswith("%%call") or not self.enabled():
-            return lines
-        cell = _CELL_FORM.match(lines[0].rstrip("\r\n"))
-        if cell is None:
-            return lines
-        self._ensure_helper()
-        body = "".join(lines[1:])
-        return [f"await {HELPER}({cell['rest'].strip()!r}, {body!r})\n"]
+        return cell_call(lines, _CELL_FORM, self.helper)
 
     def rewrite(self, lines: list[str], row: int, col: int) -> list[str]:
         """Replace the ``%call`` starting at ``lines[row][col]`` with an await."""
-        self._ensure_helper()
-        end = find_end_of_continued_line(lines, row)
-        text = assemble_continued_line(lines, (row, col), end)
-        rest = text[len("%call") :].strip()
+        self.helper.put()
+        rest, end = line_rest(lines, row, col, "call")
         target = lines[row][:col]
         if target:
             call = f"{target}await {HELPER}({rest!r}, None, True)\n"
@@ -160,7 +138,7 @@ class CallTransformer:
         shell.input_transformers_cleanup.append(self)
         tokens: list[Any] = shell.input_transformer_manager.token_transformers
         tokens.insert(0, self.token_transformer)
-        self._ensure_helper()
+        self.helper.put()
 
         def undo() -> None:
             cleanup = shell.input_transformers_cleanup
@@ -168,54 +146,6 @@ class CallTransformer:
                 cleanup.remove(self)
             if self.token_transformer in tokens:
                 tokens.remove(self.token_transformer)
+            self.helper.remove()
 
         return undo
-
-
-def _call_start(line: list[Any]) -> tuple[int, int] | None:
-    """Where a top-level ``%call`` or ``NAME = %call`` starts, on tokens."""
-    if len(line) >= 4 and line[0].type == tokenize.NAME and line[0].start[1] == 0:
-        if line[1].string == "=":
-            line = line[2:]
-        else:
-            return None
-    elif not line or line[0].start[1] != 0:
-        return None
-    if len(line) < 2 or line[0].string != "%" or line[1].string != "call":
-        return None
-    percent, name = line[0], line[1]
-    if name.type != tokenize.NAME or name.start != (percent.end[0], percent.end[1]):
-        return None  # "% call", or "%caller"
-    after = line[2] if len(line) > 2 else None
-    if after is not None and after.start == name.end and after.string == "?":
-        return None  # "%call?" is IPython's help
-    row, col = percent.start
-    return int(row), int(col)
-
-
-def _token_transformer(owner: CallTransformer) -> type:
-    """A ``TokenTransformBase`` subclass bound to ``owner``.
-
-    IPython calls ``find`` on the class, so the owner rides on it. Its
-    priority is below ``HelpEnd`` (5, ``%call?``) and above
-    ``EscapedCommand`` and ``MagicAssign`` (10), which would otherwise turn
-    the line into a ``run_line_magic`` call that cannot await.
-    """
-
-    class CallLine(TokenTransformBase):
-        priority = 6
-
-        @classmethod
-        def find(cls, tokens_by_line: list[list[Any]]) -> CallLine | None:
-            if not owner.enabled():
-                return None
-            for line in tokens_by_line:
-                start = _call_start(line)
-                if start is not None:
-                    return cls(start)
-            return None
-
-        def transform(self, lines: list[str]) -> list[str]:
-            return owner.rewrite(lines, self.start_line, self.start_col)
-
-    return CallLine

@@ -29,6 +29,7 @@ from traitlets import CaselessStrEnum, Unicode
 from traitlets.config import Configurable
 
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.rewrite import Helper, cell_call, remove_magics
 from dsh_nb.tools.audit.secrets import clean_secret
 
 if TYPE_CHECKING:
@@ -273,31 +274,6 @@ def kernel_chat() -> Chat | None:
     return getattr(magics, "conversation", None)
 
 
-class _ChatCell:
-    """The cleanup transform: ``%%chat`` cell -> an awaited helper call."""
-
-    has_side_effects = False
-
-    def __init__(self, shell: InteractiveShell, helper: Callable[..., Any]) -> None:
-        self.shell = shell
-        self.helper = helper
-
-    def __call__(self, lines: list[str]) -> list[str]:
-        if not lines or not lines[0].startswith("%%chat"):
-            return lines
-        from dsh_nb.notebook.callmagic import CallTransformer
-
-        if not CallTransformer.enabled(self):  # type: ignore[arg-type]
-            return lines
-        match = _CELL.match(lines[0].rstrip("\r\n"))
-        if match is None:
-            return lines
-        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
-            namespace[HELPER] = self.helper
-        body = "".join(lines[1:])
-        return [f"await {HELPER}({match['rest'].strip()!r}, {body!r})\n"]
-
-
 def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     """Add ``DshChat``, ``%%chat`` and its rewrite; return the undo."""
     config = DshChat(parent=shell)
@@ -305,20 +281,19 @@ def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     configurables.append(config)
     magics = ChatMagics(shell, state, config)
     shell.register_magics(magics)
-    transform = _ChatCell(shell, magics.chat_in_cell)
+    helper = Helper(shell, HELPER, magics.chat_in_cell)
+
+    def transform(lines: list[str]) -> list[str]:
+        """The cleanup transform: ``%%chat`` cell -> an awaited helper call."""
+        return cell_call(lines, _CELL, helper)
+
     shell.input_transformers_cleanup.append(transform)
 
     def undo() -> None:
-        manager = shell.magics_manager
-        if getattr(manager.magics["cell"].get("chat"), "__self__", None) is magics:
-            del manager.magics["cell"]["chat"]
-        if manager.registry.get("ChatMagics") is magics:
-            del manager.registry["ChatMagics"]
+        remove_magics(shell, magics)
         if transform in shell.input_transformers_cleanup:
             shell.input_transformers_cleanup.remove(transform)
-        for namespace in (shell.user_ns, shell.user_ns_hidden):
-            if namespace.get(HELPER) == magics.chat_in_cell:
-                del namespace[HELPER]
+        helper.remove()
         for i, existing in enumerate(configurables):
             if existing is config:
                 del configurables[i]

@@ -15,20 +15,21 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import tokenize
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
-from IPython.core.inputtransformer2 import (
-    TokenTransformBase,
-    assemble_continued_line,
-    find_end_of_continued_line,
-)
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from dsh_nb.evals.progress import EvalProgress, TextProgress
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.rewrite import (
+    Helper,
+    can_await,
+    line_rest,
+    line_transformer,
+    remove_magics,
+)
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -246,83 +247,25 @@ def _settings(shell: Any) -> Any:
     return settings
 
 
-def _eval_start(line: list[Any]) -> tuple[int, int] | None:
-    """Where a top-level ``%tool_eval`` starts, on tokens."""
-    if len(line) < 2 or line[0].start[1] != 0:
-        return None
-    percent, name = line[0], line[1]
-    if percent.string != "%" or name.string != "tool_eval":
-        return None
-    if name.type != tokenize.NAME or name.start != percent.end:
-        return None
-    after = line[2] if len(line) > 2 else None
-    if after is not None and after.start == name.end and after.string == "?":
-        return None  # "%tool_eval?" is IPython's help
-    row, col = percent.start
-    return int(row), int(col)
-
-
-class _EvalRewrite:
-    """The token transform's owner: rewrites the line, keeps the helper."""
-
-    def __init__(self, shell: InteractiveShell, helper: Callable[..., Any]) -> None:
-        self.shell = shell
-        self.helper = helper
-
-    def enabled(self) -> bool:
-        from dsh_nb.notebook.callmagic import CallTransformer
-
-        return CallTransformer.enabled(self)  # type: ignore[arg-type]
-
-    def rewrite(self, lines: list[str], row: int, col: int) -> list[str]:
-        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
-            if namespace.get(HELPER) != self.helper:
-                namespace[HELPER] = self.helper
-        end = find_end_of_continued_line(lines, row)
-        text = assemble_continued_line(lines, (row, col), end)
-        rest = text[len("%tool_eval") :].strip()
-        return [*lines[:row], f"await {HELPER}({rest!r})\n", *lines[end + 1 :]]
-
-
-def _token_transformer(owner: _EvalRewrite) -> type:
-    class EvalLine(TokenTransformBase):
-        priority = 6  # before EscapedCommand (10), after HelpEnd (5)
-
-        @classmethod
-        def find(cls, tokens_by_line: list[list[Any]]) -> EvalLine | None:
-            if not owner.enabled():
-                return None
-            for line in tokens_by_line:
-                start = _eval_start(line)
-                if start is not None:
-                    return cls(start)
-            return None
-
-        def transform(self, lines: list[str]) -> list[str]:
-            return owner.rewrite(lines, self.start_line, self.start_col)
-
-    return EvalLine
-
-
 def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     """Add ``%tool_eval`` and its rewrite; return the undo."""
     magics = EvalMagics(shell, state)
     shell.register_magics(magics)
-    owner = _EvalRewrite(shell, magics.eval_in_cell)
-    transformer = _token_transformer(owner)
+    helper = Helper(shell, HELPER, magics.eval_in_cell)
+
+    def rewrite(lines: list[str], row: int, col: int) -> list[str]:
+        helper.put()
+        rest, end = line_rest(lines, row, col, "tool_eval")
+        return [*lines[:row], f"await {HELPER}({rest!r})\n", *lines[end + 1 :]]
+
+    transformer = line_transformer("tool_eval", rewrite, lambda: can_await(shell))
     tokens: list[Any] = shell.input_transformer_manager.token_transformers
     tokens.insert(0, transformer)
 
     def undo() -> None:
-        manager = shell.magics_manager
-        if getattr(manager.magics["line"].get("tool_eval"), "__self__", None) is magics:
-            del manager.magics["line"]["tool_eval"]
-        if manager.registry.get("EvalMagics") is magics:
-            del manager.registry["EvalMagics"]
+        remove_magics(shell, magics)
         if transformer in tokens:
             tokens.remove(transformer)
-        for namespace in (shell.user_ns, shell.user_ns_hidden):
-            if namespace.get(HELPER) == magics.eval_in_cell:
-                del namespace[HELPER]
+        helper.remove()
 
     return undo

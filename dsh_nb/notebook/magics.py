@@ -36,8 +36,9 @@ from dsh_nb.cards.listing import (
     parameters_summary,
 )
 from dsh_nb.models import wire
-from dsh_nb.notebook.callmagic import HELPER, CallTransformer, parse_call
+from dsh_nb.notebook.callmagic import CallTransformer, parse_call
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.rewrite import remove_magics
 from dsh_nb.notebook.state import POLICIES, PolicyEntry
 from dsh_nb.notebook.toolcell import (
     ToolCell,
@@ -429,16 +430,7 @@ def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     untransform = transformer.install()
 
     def undo() -> None:
-        manager = shell.magics_manager
-        for kind, table in magics.magics.items():
-            for name in table:
-                if getattr(manager.magics[kind].get(name), "__self__", None) is magics:
-                    del manager.magics[kind][name]
-        if manager.registry.get(type(magics).__name__) is magics:
-            del manager.registry[type(magics).__name__]
+        remove_magics(shell, magics)
         untransform()
-        for namespace in (shell.user_ns, shell.user_ns_hidden):
-            if namespace.get(HELPER) == magics.call_in_cell:
-                del namespace[HELPER]
 
     return undo

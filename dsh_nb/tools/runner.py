@@ -24,7 +24,7 @@ import asyncio
 import itertools
 import logging
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -55,6 +55,7 @@ __all__ = [
     "CallView",
     "DoorCall",
     "answer_calls",
+    "run_together",
 ]
 
 _log = logging.getLogger("dsh_nb.tools")
@@ -314,12 +315,22 @@ async def answer_calls(
     if len(calls) == 1:
         await one(0)
     elif calls:
-        tasks = [asyncio.ensure_future(one(i)) for i in range(len(calls))]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        await run_together(one(i) for i in range(len(calls)))
     return answers
+
+
+async def run_together(coros: Iterable[Awaitable[None]]) -> None:
+    """Await ``coros`` concurrently, and never leave one of them running.
+
+    If one fails, or the caller is cancelled, the others are cancelled and
+    awaited before the error is raised (``asyncio.gather`` alone would
+    leave them running; ``asyncio.TaskGroup`` needs Python 3.11).
+    """
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

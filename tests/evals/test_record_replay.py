@@ -130,6 +130,16 @@ async def test_a_changed_tool_cannot_be_replayed(
             replay=str(path),
             progress=False,
         )
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(path.read_text().splitlines()[0] + "\n\n[1]\n")
+    with pytest.raises(ValueError, match=f"^{broken}:3: a line must be an object"):
+        await run_eval(
+            rsp.cases()[:1],
+            model="m",
+            registry=rsp.registry(),
+            replay=str(broken),
+            progress=False,
+        )
     bad = tmp_path / "not.jsonl"
     bad.write_text('{"type": "x"}\n')
     with pytest.raises(ValueError, match="is not an evaluation recording"):

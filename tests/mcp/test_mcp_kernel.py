@@ -224,18 +224,25 @@ def test_a_client_killed_mid_call_cancels_it_and_clears_its_prompt(kernel, serve
     process = subprocess.Popen(
         [sys.executable, "-c", script, served["url"], served["token"]]
     )
+
+    def delete_statuses() -> list[str]:
+        cards = _cards(kernel, served["cell"])
+        return [d["status"] for d in cards if d.get("tool") == "delete"]
+
     try:
         kernel.wait_for(lambda: pending(kernel) == 1, timeout=30, what="the prompt")
         process.kill()
         process.wait()
-        kernel.wait_for(lambda: pending(kernel) == 0, timeout=20)
-        kernel.wait_for(
-            lambda: any(
-                d.get("tool") == "delete" and d.get("status") == "cancelled"
-                for d in _cards(kernel, served["cell"])
-            ),
-            timeout=10,
+        cleared = kernel.wait_for(
+            lambda: pending(kernel) == 0, timeout=20, raise_on_timeout=False
         )
+        assert cleared, "the killed client's prompt is still pending"
+        kernel.wait_for(
+            lambda: "cancelled" in delete_statuses(),
+            timeout=10,
+            raise_on_timeout=False,
+        )
+        assert delete_statuses()[-1] == "cancelled", delete_statuses()
     finally:
         process.kill()
 

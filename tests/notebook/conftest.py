@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import comm
 import pytest
 from chatkit import KEY_ENV
 from ipshell import fresh_shell
 from IPython.core.interactiveshell import InteractiveShell
+from widgetcomm import RecordingComm
 
 from dsh_nb.models.replay_server import ReplayServer
 
@@ -24,3 +26,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
     with ReplayServer() as srv:
         monkeypatch.setenv(KEY_ENV, srv.token)
         yield srv
+
+
+@pytest.fixture
+def recording_comms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give every widget the test makes a comm that records what it sends."""
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)

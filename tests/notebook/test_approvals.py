@@ -1,9 +1,10 @@
 """In-process tests of the approval widgets and the answerer.
 
-Real components throughout: ipywidgets Buttons (clicked with ``click()``,
-the same handler path a browser's click message takes), a real
-``ToolRegistry`` with an ``ApprovalService`` and a real session log. The
-kernel-level tests (a browser's comm message, a real interrupt) live in
+Real components throughout: ipywidgets Buttons on a recording comm,
+clicked with the comm message a browser sends and checked on the state they
+sync back (:mod:`widgetcomm`), a real ``ToolRegistry`` with an
+``ApprovalService`` and a real session log. The kernel-level tests (a
+browser in a real kernel, a real interrupt) live in
 ``test_kernel_approvals.py``.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 
 import ipywidgets
 import pytest
+from widgetcomm import RecordingComm, frontend_click, messages, updates
 
 from dsh_nb.notebook import frontend
 from dsh_nb.notebook.approvals import (
@@ -35,6 +37,8 @@ from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.execution import Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.abort import AbortController, AbortSignal
+
+pytestmark = pytest.mark.usefixtures("recording_comms")
 
 # -- fixtures ----------------------------------------------------------------
 
@@ -173,29 +177,49 @@ def audit(agent: Agent) -> list[tuple[str, Any]]:
 # -- ApprovalPrompt ----------------------------------------------------------
 
 
-def handlers(button: ipywidgets.Button) -> list[Any]:
-    return list(button._click_handlers.callbacks)
+def buttons(prompt: ApprovalPrompt) -> tuple[ipywidgets.Button, ...]:
+    return (prompt.allow_button, prompt.session_button, prompt.reject_button)
 
 
-async def test_click_allow_resolves_and_disables_both_buttons() -> None:
+async def test_a_click_on_allow_resolves_and_syncs_every_button_disabled() -> None:
     prompt = ApprovalPrompt("delete", reason="it changes files")
-    assert handlers(prompt.allow_button) and handlers(prompt.reject_button)
-    prompt.allow_button.click()
+    answers: list[str] = []
+    prompt.on_answer(answers.append)
+    assert [messages(b)[0][0] for b in buttons(prompt)] == ["comm_open"] * 3
+    assert [updates(b) for b in buttons(prompt)] == [[], [], []]
+    frontend_click(prompt.allow_button)
     assert await prompt.wait() == "allowed-once"
-    assert prompt.allow_button.disabled and prompt.reject_button.disabled
-    assert handlers(prompt.allow_button) == handlers(prompt.reject_button) == []
-    assert "allowed once" in prompt.message.value
+    assert [updates(b) for b in buttons(prompt)] == [[{"disabled": True}]] * 3
+    [shown] = updates(prompt.message)
+    assert "allowed once" in shown["value"]
+    # Unhooked: later clicks reach the buttons, and nothing answers them.
+    for button in buttons(prompt):
+        frontend_click(button)
+    assert (prompt.outcome, answers) == ("allowed-once", ["allowed-once"])
+    assert [updates(b) for b in buttons(prompt)] == [[{"disabled": True}]] * 3
+    assert updates(prompt.message) == [shown]
 
 
-async def test_click_reject_resolves_rejected_and_later_clicks_are_ignored() -> None:
+async def test_a_click_on_reject_resolves_rejected_and_later_answers_lose() -> None:
     prompt = ApprovalPrompt("delete")
     waiting = asyncio.ensure_future(prompt.wait())
     await asyncio.sleep(0)
-    prompt.reject_button.click()
-    prompt.allow_button.click()
+    frontend_click(prompt.reject_button)
+    frontend_click(prompt.allow_button)
     prompt.approve()
     assert await waiting == "rejected"
     assert prompt.outcome == "rejected"
+    [shown] = updates(prompt.message)
+    assert "rejected" in shown["value"]
+
+
+async def test_a_click_on_allow_for_this_session_marks_the_answer() -> None:
+    prompt = ApprovalPrompt("delete")
+    frontend_click(prompt.session_button)
+    assert await prompt.wait() == "allowed-once"
+    assert prompt.for_session is True
+    [shown] = updates(prompt.message)
+    assert "allowed once (for this session)" in shown["value"]
 
 
 async def test_buttons_are_stock_widgets_with_the_expected_look() -> None:
@@ -226,10 +250,11 @@ async def test_a_raising_callback_cancels_and_shows_why() -> None:
         raise ValueError("audit store is down")
 
     prompt.on_answer(broken)
-    prompt.allow_button.click()
+    frontend_click(prompt.allow_button)
     assert await prompt.wait() == "cancelled"
-    assert "ValueError: audit store is down" in prompt.message.value
-    assert prompt.allow_button.disabled
+    [shown] = updates(prompt.message)
+    assert "ValueError: audit store is down" in shown["value"]
+    assert updates(prompt.allow_button) == [{"disabled": True}]
 
 
 async def test_an_undone_callback_no_longer_runs() -> None:
@@ -262,7 +287,8 @@ async def test_a_click_on_another_thread_settles_on_the_loop_thread() -> None:
     prompt = ApprovalPrompt("delete")
     answered_on: list[int] = []
     prompt.on_answer(lambda _outcome: answered_on.append(threading.get_ident()))
-    clicker = threading.Thread(target=prompt.allow_button.click)
+    # JupyterLab may deliver a widget message on a subshell's thread.
+    clicker = threading.Thread(target=frontend_click, args=(prompt.allow_button,))
     clicker.start()
     clicker.join()
     assert await asyncio.wait_for(prompt.wait(), 2) == "allowed-once"
@@ -297,9 +323,11 @@ async def test_close_releases_every_widget_model() -> None:
     before = open_widgets()
     prompt = ApprovalPrompt("delete")
     assert open_widgets() > before
+    channels = [b.comm for b in buttons(prompt)] + [prompt.widget.comm]
     prompt.close()
     assert prompt.outcome == "cancelled"
     assert open_widgets() == before
+    assert [c.messages[-1][0] for c in channels] == ["comm_close"] * 4
     ipywidgets.Widget.get_manager_state()
 
 
@@ -323,13 +351,17 @@ async def test_allow_click_runs_the_tool_and_audits(host: Host, agent: Agent) ->
     prompt = await prompt_for(host)
     card = host.live_calls["c1"]
     assert card.statuses == ["awaiting-approval"] and card.shown == [prompt.widget]
-    prompt.allow_button.click()
+    allow = prompt.allow_button.comm
+    assert isinstance(allow, RecordingComm)
+    frontend_click(prompt.allow_button)
     result = await task
     assert (result.is_error, text_of(result)) == (False, "deleted")
     assert audit(agent) == [("asked", "delete"), ("decided", "allowed-once")]
     assert card.cleared == ["allowed-once"]
     assert host.pending_approvals == {}
     assert prompt.widget.comm is None and prompt.allow_button.comm is None
+    assert [kind for kind, _ in allow.messages[-2:]] == ["comm_msg", "comm_close"]
+    assert updates(allow) == [{"disabled": True}]
     assert open_widgets() == before
 
 
@@ -337,7 +369,7 @@ async def test_reject_click_denies_with_the_contract_text(
     host: Host, agent: Agent
 ) -> None:
     task = call(host, agent)
-    (await prompt_for(host)).reject_button.click()
+    frontend_click((await prompt_for(host)).reject_button)
     result = await task
     assert result.is_error
     assert text_of(result) == 'Error: the user rejected tool "delete"'
@@ -416,10 +448,10 @@ async def test_two_concurrent_asks_are_answered_independently(
     first, second = call(host, agent, "c1"), call(host, agent, "c2", "format_disk")
     one, two = await prompt_for(host, "c1"), await prompt_for(host, "c2")
     assert one is not two
-    two.reject_button.click()
+    frontend_click(two.reject_button)
     assert text_of(await second) == 'Error: the user rejected tool "format_disk"'
     assert not first.done() and one.outcome is None
-    one.allow_button.click()
+    frontend_click(one.allow_button)
     assert text_of(await first) == "deleted"
     decided = [e["data"]["outcome"] for e in agent.session.of_type("approval/decided")]
     assert decided == ["rejected", "allowed-once"]

@@ -12,12 +12,16 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.notebook import current, extension
 from dsh_nb.notebook.callmagic import HELPER, CallTransformer
+from dsh_nb.notebook.chatmagic import HELPER as CHAT_HELPER
 from dsh_nb.notebook.config import DshConfig
+from dsh_nb.notebook.evalmagic import HELPER as EVAL_HELPER
 
 MAGICS = {
-    "line": ("tools", "call", "tool_policy", "tool_log"),
-    "cell": ("tool", "call"),
+    "line": ("tools", "call", "tool_policy", "tool_log", "tool_eval"),
+    "cell": ("tool", "call", "chat"),
 }
+HELPERS = (HELPER, CHAT_HELPER, EVAL_HELPER)
+LINE_TRANSFORMS = ("CallLine", "ToolEvalLine")
 
 ADD = '''%%tool
 def add(a: int, b: int) -> str:
@@ -53,18 +57,32 @@ def test_second_load_is_a_no_op(ip: InteractiveShell) -> None:
     assert len(_ours(ip)) == 1
 
 
+def _line_transforms(ip: InteractiveShell) -> list[str]:
+    tokens = ip.input_transformer_manager.token_transformers
+    return sorted(t.__name__ for t in tokens if t.__name__ in LINE_TRANSFORMS)
+
+
 def test_unload_removes_everything_load_added(ip: InteractiveShell) -> None:
     state = extension.current_state()
     run(ip, ADD)
     assert "add" in state.registry
+    # A rewrite puts its helper in the namespace: unload must take each away.
+    assert f"await {CHAT_HELPER}(" in ip.transform_cell("%%chat\nhi\n")
+    assert f"await {EVAL_HELPER}(" in ip.transform_cell("%tool_eval cases\n")
+    assert all(name in ip.user_ns for name in HELPERS)
+    assert _line_transforms(ip) == sorted(LINE_TRANSFORMS)
     assert run(ip, f"%unload_ext {EXT}").error is None
     for kind, names in MAGICS.items():
         for name in names:
             assert name not in ip.magics_manager.magics[kind], (kind, name)
-    assert "ToolMagics" not in ip.magics_manager.registry
+    for magics in ("ToolMagics", "ChatMagics", "EvalMagics"):
+        assert magics not in ip.magics_manager.registry
     assert state.config not in ip.configurables
     assert _ours(ip) == []
-    assert HELPER not in ip.user_ns and HELPER not in ip.user_ns_hidden
+    assert _line_transforms(ip) == []
+    for name in HELPERS:
+        assert name not in ip.user_ns and name not in ip.user_ns_hidden
+    assert ip.transform_cell("%%chat\nhi\n").startswith("get_ipython()")
     assert "add" not in state.registry  # the %%tool registration was disposed
     assert len(state.registry._pre) == 0 and len(state.registry._execute) == 0
     assert current.loaded() is None

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from kernel_harness import KernelHarness
 
@@ -188,23 +189,58 @@ def test_the_mcp_panel_header_stays_small_with_1000_sessions(
     kernel.run("%tools serve --stop")
 
 
+async def _abandon(url: str, token: str) -> list[str]:
+    """Open a session over raw HTTP, list the tools, and leave it open."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+    }
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "idler", "version": "1"},
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+
+        async def post(message: dict[str, Any]) -> str:
+            reply = await http.post(
+                url, json={"jsonrpc": "2.0", **message}, headers=headers
+            )
+            assert reply.status_code in (200, 202), reply.text
+            headers.setdefault(
+                "Mcp-Session-Id", reply.headers.get("mcp-session-id", "")
+            )
+            return reply.text
+
+        await post({"id": 1, "method": "initialize", "params": hello})
+        headers["Mcp-Protocol-Version"] = hello["protocolVersion"]
+        await post({"method": "notifications/initialized"})
+        listed = await post({"id": 2, "method": "tools/list"})
+    data = [line[5:] for line in listed.splitlines() if line.startswith("data:")]
+    return [t["name"] for t in json.loads(data[-1])["result"]["tools"]]
+
+
 def test_an_idle_session_ends(kernel: KernelHarness) -> None:
     kernel.run(
-        "import dsh_nb.mcp.server as mcp_server\nmcp_server.SESSION_IDLE_S = 1.0"
+        "import dsh_nb.mcp.server as mcp_server\nmcp_server.SESSION_IDLE_S = 3.0"
     )
     served = _serve(kernel)
-
-    async def idle() -> None:
-        async with client(served["url"], served["token"], name="idler") as c:
-            await c.list_tools()
-            await asyncio.sleep(3)
 
     agents = (
         "from dsh_nb.notebook import mcpglue, extension\n"
         "print(len(mcpglue.for_state(extension.current_state()).server.agents))"
     )
-    done = _POOL.submit(lambda: asyncio.run(idle()))
-    kernel.wait_for(lambda: kernel.run(agents).stdout.strip() == "1", timeout=20)
-    kernel.wait_for(lambda: kernel.run(agents).stdout.strip() == "0", timeout=20)
-    kernel.wait_for(done.done, timeout=30)
+    # A client that vanishes: it lists the tools, then never sends another
+    # request nor ends its session (an SDK client's open GET stream, or its
+    # DELETE on exit, would end or hold the session by itself).
+    gone = _POOL.submit(lambda: asyncio.run(_abandon(served["url"], served["token"])))
+    kernel.wait_for(gone.done, timeout=30, what="the abandoning client")
+    assert gone.result() == []  # the kernel has no tools: a real, empty list
+    assert kernel.run(agents).stdout.strip() == "1"  # within the 3 s
+    ended = kernel.wait_for(
+        lambda: kernel.run(agents).stdout.strip() == "0",
+        timeout=20,
+        raise_on_timeout=False,
+    )
+    assert ended, "a session left idle for SESSION_IDLE_S did not end"
     kernel.run("%tools serve --stop\nmcp_server.SESSION_IDLE_S = 3600.0")

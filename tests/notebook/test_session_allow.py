@@ -1,8 +1,8 @@
 """*Allow for this session*, and a prompt that shows what the call will do.
 
-Real widgets (clicked with ``click()``, the path a browser's click takes),
-the real answerer, the kernel's policy table and session log, in an
-in-process shell with the extension loaded.
+Real widgets (clicked with the comm message a browser sends, see
+:mod:`widgetcomm`), the real answerer, the kernel's policy table and
+session log, in an in-process shell with the extension loaded.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def send(to: str, body: str) -> str:
 CLICK = """
 import asyncio
 from dsh_nb.notebook.extension import current_state
+from widgetcomm import frontend_click
 
 def _click(label, first=True):
     loop = asyncio.get_running_loop()
@@ -41,7 +42,7 @@ def _click(label, first=True):
     SHOWN.append(prompt.header.value)
     for button in (prompt.allow_button, prompt.session_button, prompt.reject_button):
         if button.description == label:
-            button.click()
+            frontend_click(button)
 
 SHOWN = []
 """

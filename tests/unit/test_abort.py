@@ -188,13 +188,23 @@ def test_callback_added_during_abort_runs_immediately() -> None:
     assert seen == ["inner x"]
 
 
-def test_raising_callback_on_aborted_signal_is_contained() -> None:
+def test_raising_callback_on_aborted_signal_is_contained(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     signal = AbortSignal.aborted_with("x")
+    seen: list[object] = []
 
-    def broken(_reason: object) -> None:
+    def broken(reason: object) -> None:
+        seen.append(reason)
         raise RuntimeError("nope")
 
-    signal.add_callback(broken)  # does not raise
+    with caplog.at_level(logging.ERROR, logger="dsh_nb.tools.running.timeout"):
+        dispose = signal.add_callback(broken)  # runs at once, and does not raise
+    assert seen == ["x"]
+    assert any("nope" in (r.exc_text or "") for r in caplog.records)
+    dispose()  # a no-op on an aborted signal
+    signal.add_callback(seen.append)
+    assert seen == ["x", "x"]
 
 
 def test_add_callback_rejects_non_callable() -> None:

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from dsh_nb.tools.audit.journalfile import JournalTail, parse_line, read_journal
+from dsh_nb.tools.audit.journalfile import (
+    JournalTail,
+    parse_line,
+    read_journal,
+    read_objects,
+)
+from dsh_nb.tools.audit.session import SessionLog
 
 
 def _line(call_id: str, agent: str | None = None) -> str:
@@ -83,3 +90,24 @@ def test_tail_reads_whole_lines_only_and_survives_rotation(tmp_path: Path) -> No
     path.write_text(_line("five"))
     assert _ids(tail.poll().events) == ["five"]
     tail.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("oops\n", r"not JSON \("), ("[1]\n", "an event must be an object")],
+)
+def test_every_jsonl_reader_names_the_file_and_line_of_a_bad_line(
+    tmp_path: Path, text: str, why: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(f"\n{_line('c1')}{text}", encoding="utf-8")
+    where = f"{path}:3: "
+    for read in (read_objects, SessionLog.read_jsonl, read_journal):
+        with pytest.raises(ValueError, match=f"^{re.escape(where)}{why}"):
+            read(path)
+
+
+def test_read_objects_skips_blank_lines_and_keeps_order(tmp_path: Path) -> None:
+    path = tmp_path / "ok.jsonl"
+    path.write_text(_line("a") + "\n  \n" + _line("b"), encoding="utf-8")
+    assert read_objects(path) == [json.loads(_line("a")), json.loads(_line("b"))]

@@ -16,6 +16,7 @@ from dsh_nb.tools.runner import (
     CallRunner,
     DoorCall,
     answer_calls,
+    run_together,
 )
 
 
@@ -201,3 +202,32 @@ async def test_a_cancelled_step_reports_interrupted_and_keeps_what_settled() -> 
         await task
     assert into[0] is not None and into[0].result.text == "ok" and into[1] is None
     assert views[1].events[-1] == "interrupted CancelledError"
+
+
+async def test_run_together_cancels_the_others_when_one_fails() -> None:
+    ended: list[str] = []
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            ended.append("slow")
+
+    async def failing() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        await run_together([slow(), failing()])
+    assert ended == ["slow"]  # cancelled and awaited before the error rose
+
+
+async def test_run_together_awaits_every_coroutine() -> None:
+    done: list[int] = []
+
+    async def one(n: int) -> None:
+        await asyncio.sleep(0)
+        done.append(n)
+
+    await run_together(one(n) for n in range(3))
+    assert sorted(done) == [0, 1, 2]

@@ -99,7 +99,11 @@ def test_escaped_trees_always_encode(value: Any) -> None:
 def test_session_log_events_always_write(value: Any) -> None:
     log = SessionLog()
     log.append("tool/call", {"arguments": value, "name\ud800": "x"})
-    log.to_jsonl().encode("utf-8")
+    line = log.to_jsonl()
+    assert line.encode("utf-8") and not has_surrogate(line)
+    data = json.loads(line)["data"]
+    assert data["name[U+D800]"] == "x"
+    assert json.dumps(data["arguments"]) == json.dumps(escape_tree(value))
 
 
 def test_a_tool_name_with_a_lone_surrogate_is_refused() -> None:

@@ -22,7 +22,15 @@ from typing import Any, BinaryIO, Final
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json
 from dsh_nb.tools.surrogates import escape_tree
 
-__all__ = ["JournalEvent", "JournalTail", "TailRead", "parse_line", "read_journal"]
+__all__ = [
+    "JournalEvent",
+    "JournalTail",
+    "TailRead",
+    "json_object",
+    "parse_line",
+    "read_journal",
+    "read_objects",
+]
 
 _MAX_PENDING: Final = 64 * 1024 * 1024  # a "line" longer than this is not one
 
@@ -36,14 +44,36 @@ class JournalEvent:
     agent: str | None = None
 
 
-def parse_line(line: str, where: str = "line") -> JournalEvent:
-    """Read one journal line; ``ValueError`` names ``where`` and the fault."""
+def json_object(line: str, where: str, what: str = "an event") -> dict[str, Any]:
+    """Parse one JSON Lines line that must hold an object.
+
+    ``ValueError`` names ``where`` (``path:line``) and the fault, so every
+    reader of a JSON Lines file reports a bad line the same way.
+    """
     try:
         raw = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}: not JSON ({exc})") from None
     if not isinstance(raw, dict):
-        raise ValueError(f"{where}: an event must be an object")
+        raise ValueError(f"{where}: {what} must be an object")
+    return raw
+
+
+def read_objects(
+    path: str | os.PathLike[str], what: str = "an event"
+) -> list[dict[str, Any]]:
+    """Every object of a JSON Lines file, in order; blank lines are skipped."""
+    with open(path, encoding="utf-8") as fh:
+        return [
+            json_object(line, f"{os.fspath(path)}:{number}", what)
+            for number, line in enumerate(fh, 1)
+            if line.strip()
+        ]
+
+
+def parse_line(line: str, where: str = "line") -> JournalEvent:
+    """Read one journal line; ``ValueError`` names ``where`` and the fault."""
+    raw = json_object(line, where)
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"{where}: an event needs a non-empty string type")

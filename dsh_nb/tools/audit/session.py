@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from dsh_nb.tools._disposer import Disposer
+from dsh_nb.tools.audit.journalfile import read_objects
 from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
 from dsh_nb.tools.audit.secrets import redact
 from dsh_nb.tools.errors import error_message
@@ -220,19 +221,7 @@ class SessionLog:
     @classmethod
     def read_jsonl(cls, path: str | os.PathLike[str]) -> SessionLog:
         """Read a log written by :meth:`write_jsonl`; blank lines are skipped."""
-        events = []
-        with open(path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    event = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
-                if not isinstance(event, dict):
-                    raise ValueError(f"{path}:{number}: an event must be an object")
-                events.append(event)
-        return cls(events)
+        return cls(read_objects(path))
 
     def __repr__(self) -> str:
         return f"<SessionLog {len(self._events)} events>"
