@@ -15,7 +15,7 @@ import functools
 import sys
 import types
 import typing
-from typing import Any, Final
+from typing import Any
 
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.signature._docstring import (
@@ -37,13 +37,19 @@ __all__ = [
     "type_name",
 ]
 
-# Matched by name so this module never imports the pipeline at import time.
-_INJECTED: Final = {
-    ("dsh_nb.tools.pipeline.driver", "ToolExecution"): "execution",
-    ("dsh_nb.tools.execution", "ToolExecution"): "execution",
-    ("dsh_nb.tools.running.abort", "AbortSignal"): "signal",
-    ("dsh_nb.tools.running.timeout", "AbortSignal"): "signal",
-}
+
+@functools.cache
+def _injectable() -> dict[type, str]:
+    """The pipeline's types a parameter may ask for, and what fills it.
+
+    Matched by identity: a public class's ``__module__`` names where users
+    import it from (``dsh_nb``), not the file that defines it. Imported on
+    first use, so this module does not load the pipeline at import time.
+    """
+    from dsh_nb.tools.execution import ToolExecution
+    from dsh_nb.tools.running.abort import AbortSignal
+
+    return {ToolExecution: "execution", AbortSignal: "signal"}
 
 
 def hints(obj: Any, where: str) -> dict[str, Any]:
@@ -53,10 +59,7 @@ def hints(obj: Any, where: str) -> dict[str, Any]:
         pass
     except Exception as exc:  # noqa: BLE001 - any failure is a definition error
         raise ToolDefinitionError(f"{where}: cannot read type hints ({exc})") from None
-    from dsh_nb.tools.execution import ToolExecution
-    from dsh_nb.tools.running.abort import AbortSignal
-
-    local = {"ToolExecution": ToolExecution, "AbortSignal": AbortSignal}
+    local = {cls.__name__: cls for cls in _injectable()}
     try:
         return typing.get_type_hints(obj, localns=local, include_extras=True)
     except Exception as exc:  # noqa: BLE001 - any failure is a definition error
@@ -85,7 +88,7 @@ def injected(tp: Any) -> str | None:
     tp = strip(tp)
     if not isinstance(tp, type):
         return None
-    return _INJECTED.get((tp.__module__, tp.__qualname__))
+    return _injectable().get(tp)
 
 
 def text_description(tp: Any) -> str | None:
