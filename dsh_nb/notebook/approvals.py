@@ -25,12 +25,11 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import signal
 import sys
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from types import FrameType
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.arguments import arguments_html
@@ -46,8 +45,15 @@ from dsh_nb.notebook.prompt import (
     SESSION_LABEL,
     ApprovalPrompt,
 )
-from dsh_nb.tools.audit.approval import OUTCOMES, ApprovalOutcome, ApprovalRequest
+from dsh_nb.tools.audit.approval import (
+    OUTCOMES,
+    ApprovalDecision,
+    ApprovalOutcome,
+    ApprovalRequest,
+    DecidedBy,
+)
 from dsh_nb.tools.jsonvalue import to_plain
+from dsh_nb.tools.running.sigint import PassOn, SigintHandler
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
@@ -123,34 +129,37 @@ class _Pending:
 
     The timeout, the call's abort signal and a kernel interrupt all call
     :meth:`stop`, which cancels whatever is being awaited at that moment:
-    an answerer registered after ours, then the prompt.
+    an answerer registered after ours, then the prompt. ``stopped`` then
+    says how the ask ended, for the service to record.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None):
         self.loop = loop
         self._thread = threading.get_ident()
         self.note: str | None = None
+        self.stopped: ApprovalDecision | None = None
         self._targets: list[Callable[[str], object]] = []
         self._timer = None
         if timeout is not None:
             self._timer = loop.call_later(
-                timeout, self.stop, f"no answer within {timeout:g} s"
+                timeout, self.stop, f"no answer within {timeout:g} s", "timeout"
             )
 
-    def stop(self, note: str) -> None:
+    def stop(self, note: str, by: DecidedBy = "answerer") -> None:
         """Cancel what is awaited now and anything awaited later (loop only)."""
         if self.note is not None:
             return
         self.note = note
+        self.stopped = ApprovalDecision(outcome="cancelled", decided_by=by)
         for target in tuple(self._targets):
             target(note)
 
-    def stop_threadsafe(self, note: str) -> None:
+    def stop_threadsafe(self, note: str, by: DecidedBy = "answerer") -> None:
         """:meth:`stop` from any thread: at once on the loop's, else posted."""
         if threading.get_ident() == self._thread:
-            self.stop(note)
+            self.stop(note, by)
         elif not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.stop, note)
+            self.loop.call_soon_threadsafe(self.stop, note, by)
 
     def guard(self, target: Callable[[str], object]) -> Callable[[], None]:
         """Have :meth:`stop` call ``target(note)``; return the undo."""
@@ -161,7 +170,7 @@ class _Pending:
         return lambda: self._targets.remove(target)
 
     async def run(self, awaitable: Awaitable[object]) -> object:
-        """Await ``awaitable`` unless stopped first (then ``cancelled``)."""
+        """Await ``awaitable`` unless stopped first (then ``stopped``)."""
         task = asyncio.ensure_future(awaitable)
         unguard = self.guard(lambda _note: task.cancel())
         try:
@@ -171,7 +180,7 @@ class _Pending:
             if not task.done():
                 task.cancel()
         if task.cancelled():
-            return "cancelled"
+            return self.stopped or "cancelled"
         return task.result()
 
     def close(self) -> None:
@@ -180,68 +189,49 @@ class _Pending:
             self._timer.cancel()
 
 
-class _InterruptWatch:
+_PENDING: Final[dict[_Pending, None]] = {}
+"""The approvals waiting now, in every installed answerer (SIGINT is
+process-wide)."""
+
+
+def _interrupt_pending(_pass_on: PassOn) -> None:
     """While approvals are pending, a SIGINT cancels them instead of the cell.
 
     ipykernel's own handler for async cells only wakes the loop on the next
-    message, so an awaiting cell ignores the stop button. This handler posts
-    the cancel with ``call_soon_threadsafe`` (which wakes the loop), then
-    puts the previous handler back so a second interrupt reaches the kernel.
+    message, so an awaiting cell ignores the stop button. This posts the
+    cancel with ``call_soon_threadsafe`` (which wakes the loop), after
+    stepping aside so that a second interrupt reaches the kernel.
     """
-
-    def __init__(self) -> None:
-        self._pending: dict[_Pending, None] = {}
-        self._previous: Any = None
-        self._handler = self._handle
-
-    def watch(self, pending: _Pending) -> Callable[[], None]:
-        """Track ``pending`` until the returned undo runs (main thread only)."""
-        if threading.current_thread() is not threading.main_thread():
-            return _noop
-        self._pending[pending] = None
-        if signal.getsignal(signal.SIGINT) is not self._handler:
-            self._previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self._handler)
-
-        def unwatch() -> None:
-            self._pending.pop(pending, None)
-            if not self._pending:
-                self._restore()
-
-        return unwatch
-
-    def _restore(self) -> None:
-        # ipykernel saves and restores SIGINT handlers around every request,
-        # so ours may come back later; ``_previous`` stays what it replaced.
-        if signal.getsignal(signal.SIGINT) is self._handler:
-            previous = self._previous
-            signal.signal(
-                signal.SIGINT,
-                signal.default_int_handler if previous is None else previous,
-            )
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        pending = list(self._pending)
-        previous = self._previous
-        self._restore()
-        if not pending:
-            if callable(previous):
-                previous(signum, frame)
-            elif previous == signal.SIG_DFL:
-                raise KeyboardInterrupt
-            return
-        # A signal handler runs between any two bytecodes: never stop inline.
-        for each in pending:
-            if not each.loop.is_closed():
-                each.loop.call_soon_threadsafe(each.stop, "the kernel was interrupted")
+    _INTERRUPTS.step_aside()
+    # A signal handler runs between any two bytecodes: never stop inline.
+    for each in list(_PENDING):
+        if not each.loop.is_closed():
+            each.loop.call_soon_threadsafe(each.stop, "the kernel was interrupted")
 
 
-_INTERRUPTS: Final = _InterruptWatch()
-"""SIGINT is process-wide, so one watch serves every installed answerer."""
+_INTERRUPTS: Final = SigintHandler(_interrupt_pending)
+
+
+@contextmanager
+def _interruptible(pending: _Pending) -> Iterator[None]:
+    """Let a kernel interrupt stop ``pending`` while inside."""
+    with _INTERRUPTS:
+        _PENDING[pending] = None
+        try:
+            yield
+        finally:
+            del _PENDING[pending]
 
 
 def _noop() -> None:
     return None
+
+
+def _stands(answer: object) -> bool:
+    """An answer from an answerer after ours that stands: any outcome but
+    ``unavailable``, which is also what the chain says when nobody answered."""
+    outcome = answer.outcome if type(answer) is ApprovalDecision else answer
+    return isinstance(outcome, str) and outcome in OUTCOMES and outcome != "unavailable"
 
 
 def _headless(outcome: object) -> ApprovalOutcome:
@@ -295,27 +285,28 @@ class _Answerer:
         pending = _Pending(
             asyncio.get_running_loop(), _timeout_seconds(config.approval_timeout)
         )
-        undo: list[Callable[[], object]] = [_INTERRUPTS.watch(pending)]
-        if request.signal is not None:
-            undo.append(
-                request.signal.add_callback(
-                    lambda _reason: pending.stop_threadsafe("the call was aborted")
-                )
+        signal = request.signal
+        unwatch = (
+            signal.add_callback(
+                lambda _reason: pending.stop_threadsafe("the call was aborted", "abort")
             )
+            if signal is not None
+            else _noop
+        )
         try:
-            inner = await pending.run(next_())
-            if isinstance(inner, str) and inner in OUTCOMES and inner != "unavailable":
-                return inner
-            if pending.note is not None:
-                return "cancelled"
-            if not is_interactive(config.frontend):
-                self.hint_once(config.frontend)
-                return _headless(config.headless_outcome)
-            return await self.ask(request, pending)
+            with _interruptible(pending):
+                inner = await pending.run(next_())
+                if _stands(inner):
+                    return inner
+                if pending.stopped is not None:
+                    return pending.stopped
+                if not is_interactive(config.frontend):
+                    self.hint_once(config.frontend)
+                    return _headless(config.headless_outcome)
+                return await self.ask(request, pending)
         finally:
             pending.close()
-            for fn in undo:
-                fn()
+            unwatch()
 
     def hint_once(self, mode: object) -> None:
         """Tell a VS Code user why nothing was asked, and how to change it."""
@@ -325,7 +316,9 @@ class _Answerer:
             self.hinted = True
             print(NO_WIDGETS_HINT, file=sys.stderr)
 
-    async def ask(self, request: ApprovalRequest, pending: _Pending) -> ApprovalOutcome:
+    async def ask(
+        self, request: ApprovalRequest, pending: _Pending
+    ) -> ApprovalOutcome | ApprovalDecision:
         """Show a prompt for ``request`` and await a click or a cancel."""
         origin = self.origin()
         prompts = self.state.pending_approvals
@@ -355,6 +348,8 @@ class _Answerer:
                 self.state.allow_for_session(
                     request.tool_name, request.agent, request.call_id
                 )
+            if outcome == "cancelled" and pending.stopped is not None:
+                return pending.stopped  # a timeout, an abort or an interrupt
             return outcome
         finally:
             unguard()

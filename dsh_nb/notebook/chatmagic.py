@@ -17,10 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
-import threading
 from collections.abc import Callable
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -31,6 +28,7 @@ from traitlets.config import Configurable
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.rewrite import Helper, cell_call, remove_magics
 from dsh_nb.tools.audit.secrets import clean_secret
+from dsh_nb.tools.running.sigint import PassOn, SigintHandler
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -222,39 +220,19 @@ class _StopButton:
 
     def __init__(self) -> None:
         self.pressed = False
-        self._active = False
+        self._handler = SigintHandler(self._press)
         self._task: asyncio.Task[Any] | None = None
-        self._previous: Any = None
 
     def __enter__(self) -> _StopButton:
-        if threading.current_thread() is threading.main_thread():
-            self._task = asyncio.current_task()
-            self._loop = asyncio.get_running_loop()
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._active = True
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        self._handler.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._active = False
-        if self._task is not None and signal.getsignal(signal.SIGINT) == self._handle:
-            signal.signal(signal.SIGINT, self._previous_handler())
+        self._handler.__exit__(*exc)
 
-    def _previous_handler(self) -> Any:
-        previous = self._previous
-        return signal.default_int_handler if previous is None else previous
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if not self._active:
-            # Put back by a handler chained on top after the chat ended (a
-            # call's interrupt watch): step aside, and pass the signal on.
-            previous = self._previous_handler()
-            if signal.getsignal(signal.SIGINT) == self._handle:
-                signal.signal(signal.SIGINT, previous)
-            if callable(previous):
-                previous(signum, frame)
-            elif previous == signal.SIG_DFL:
-                raise KeyboardInterrupt
-            return
+    def _press(self, _pass_on: PassOn) -> None:
         # A signal handler runs between any two bytecodes: never stop inline.
         self.pressed = True
         task = self._task

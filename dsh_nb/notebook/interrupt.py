@@ -6,7 +6,8 @@ one that only *schedules* the cell's cancellation on the event loop
 thread (a sync tool, an async tool in a CPU loop, ``input()``, a presenter
 that loops) never lets that callback run, so the interrupt did nothing.
 
-While calls run, :func:`watch` chains a handler in front of the kernel's.
+While calls run, :func:`watch` chains a handler in front of the kernel's
+(a :class:`~dsh_nb.tools.running.sigint.SigintHandler`).
 Python runs signal handlers in the main thread between two bytecodes of
 whatever runs there. If that is code of a call (the step of a call's own
 task, or a presenter of a call), the handler raises
@@ -30,8 +31,9 @@ Why this is safe:
   async cell into ``CancelledError`` too; this only delivers it where the
   loop is stuck. The kernel's handler still runs, so the cell is
   cancelled as before.
-- The handler is restored when the last call ends, and only if it is
-  still the one installed (the kernel restores its own at cell end).
+- The kernel's handler is put back when the last call ends, and only if
+  ours is still the one installed (the kernel restores its own at cell
+  end).
 
 A body that catches ``BaseException`` and carries on cannot be stopped in
 process; each further interrupt raises again.
@@ -42,18 +44,17 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
-import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from dsh_nb.tools.running.sigint import PassOn, SigintHandler
+
 __all__ = ["adopt", "presenting", "running_calls", "watch"]
 
 _tasks: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
 _state: dict[str, Any] = {
-    "active": 0,
-    "previous": None,
     "presenting": 0,
     "loop": None,
     "wake": None,
@@ -77,14 +78,16 @@ def _cancel_calls() -> None:
             task.cancel("interrupted (Kernel -> Interrupt)")
 
 
-def _on_sigint(signum: int, frame: Any) -> None:
-    previous = _state["previous"]
+def _on_sigint(pass_on: PassOn) -> None:
     inside = _in_call()
-    if callable(previous) and not (inside and previous is signal.default_int_handler):
-        # The kernel's handler schedules the cell's cancellation; the
-        # default one would raise KeyboardInterrupt, which must not reach a
-        # task: raise CancelledError instead, below.
-        previous(signum, frame)
+    try:
+        # The kernel's handler schedules the cell's cancellation.
+        pass_on()
+    except KeyboardInterrupt:
+        # The default handler's KeyboardInterrupt must not reach a task:
+        # raise CancelledError instead, below.
+        if not inside:
+            raise
     if inside:
         raise asyncio.CancelledError("interrupted (Kernel -> Interrupt)")
     # The loop is free (waiting for a worker thread, a prompt, a timer):
@@ -95,27 +98,15 @@ def _on_sigint(signum: int, frame: Any) -> None:
         loop.call_soon_threadsafe(_cancel_calls)
 
 
+_HANDLER = SigintHandler(_on_sigint)
+
+
 def _drain(sock: socket.socket) -> None:
     try:
         while sock.recv(64):
             pass
     except (BlockingIOError, InterruptedError, OSError):
         pass
-
-
-def _install() -> None:
-    if threading.current_thread() is not threading.main_thread():
-        return  # signal handlers can only be set from the main thread
-    current = signal.getsignal(signal.SIGINT)
-    if current is _on_sigint:
-        return
-    _state["previous"] = current
-    try:
-        signal.signal(signal.SIGINT, _on_sigint)
-    except (ValueError, OSError):  # pragma: no cover - no signals here
-        _state["previous"] = None
-        return
-    _wake_on_signal()
 
 
 def _wake_on_signal() -> None:
@@ -144,13 +135,7 @@ def _wake_on_signal() -> None:
     _state.update(loop=loop, wake=(reader, writer, old_fd))
 
 
-def _uninstall() -> None:
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = _state["previous"]
-    _state["previous"] = None
-    if signal.getsignal(signal.SIGINT) is _on_sigint and previous is not None:
-        signal.signal(signal.SIGINT, previous)
+def _unwake() -> None:
     wake = _state["wake"]
     loop = _state["loop"]
     _state.update(loop=None, wake=None)
@@ -169,15 +154,14 @@ def _uninstall() -> None:
 @contextmanager
 def watch() -> Iterator[None]:
     """Chain the interrupt handler in front of the kernel's while inside."""
-    if _state["active"] == 0 or signal.getsignal(signal.SIGINT) is not _on_sigint:
-        _install()
-    _state["active"] += 1
-    try:
-        yield
-    finally:
-        _state["active"] -= 1
-        if _state["active"] == 0:
-            _uninstall()
+    with _HANDLER:
+        if _HANDLER.depth == 1:
+            _wake_on_signal()
+        try:
+            yield
+        finally:
+            if _HANDLER.depth == 1:
+                _unwake()
 
 
 def adopt(task: asyncio.Task[Any]) -> asyncio.Task[Any]:
@@ -198,5 +182,4 @@ def presenting() -> Iterator[None]:
 
 def running_calls() -> int:
     """How many calls are inside :func:`watch` (for tests and diagnostics)."""
-    count: int = _state["active"]
-    return count
+    return _HANDLER.depth

@@ -7,15 +7,8 @@ import { Widget } from '@lumino/widgets';
 
 import { diffBody, genericBody, terminalBody } from './bodies';
 import { el, icon } from './dom';
-import {
-  has,
-  isObject,
-  json,
-  Json,
-  JsonObject,
-  readPayload,
-  str
-} from './payload';
+import { isObject, json, Json, JsonObject, readPayload, str } from './payload';
+import { STATUSES, Status } from './statuses';
 import { exitPill } from './terminal';
 import {
   DEFAULT_LIMITS,
@@ -69,17 +62,6 @@ export class RenderedToolCard extends Widget implements IRenderMime.IRenderer {
   private _opener: FileOpener | null;
 }
 
-const STATUS_LABELS: { [key: string]: string } = {
-  pending: 'pending',
-  'awaiting-approval': 'awaiting approval',
-  running: 'running',
-  done: 'done',
-  denied: 'denied',
-  error: 'error',
-  'timed-out': 'timed out',
-  cancelled: 'cancelled'
-};
-
 /**
  * Show a payload that is not a card, as JSON text.
  */
@@ -95,10 +77,21 @@ export function invalidCard(value: Json): HTMLElement {
   return root;
 }
 
-function statusOf(card: IToolCard): string {
-  return typeof card.status === 'string' && has(STATUS_LABELS, card.status)
-    ? card.status
+/**
+ * The card's status, if it is one the kernel defines; else `pending`.
+ */
+function statusOf(card: IToolCard): Status {
+  const known: readonly string[] = STATUSES;
+  return typeof card.status === 'string' && known.includes(card.status)
+    ? (card.status as Status)
     : 'pending';
+}
+
+/**
+ * A status as the badge says it: `timed-out` reads "timed out".
+ */
+function statusLabel(status: Status): string {
+  return status.replace(/-/g, ' ');
 }
 
 /**
@@ -145,7 +138,7 @@ function cardKind(call: JsonObject | null, result: JsonObject | null): string {
 
 function header(
   data: IToolCard,
-  status: string,
+  status: Status,
   kind: string,
   call: JsonObject | null,
   result: JsonObject | null,
@@ -188,7 +181,7 @@ function header(
     }
   }
   node.appendChild(
-    el('span', `dsh-ToolCard-status dsh-mod-${status}`, STATUS_LABELS[status])
+    el('span', `dsh-ToolCard-status dsh-mod-${status}`, statusLabel(status))
   );
   if (typeof data.approval === 'string') {
     // The approval outcome, once: here, not again in the body.

@@ -6,6 +6,8 @@
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
+import { Status } from './statuses';
+
 /**
  * The MIME type of a tool card: the JSON render intent of one tool call
  * (its call view, its result view once done, status, `callId`, tool name,
@@ -19,17 +21,10 @@ export const MIME_TYPE = 'application/vnd.dsh.tool-card+json';
 export const PLUGIN_ID = 'dsh-nb:tool-card';
 
 /**
- * The statuses a card can be in.
+ * The statuses a card can be in: the kernel's list, generated into
+ * `statuses.ts` (`labextension/gen_statuses.py`).
  */
-export type ToolCardStatus =
-  | 'pending'
-  | 'awaiting-approval'
-  | 'running'
-  | 'done'
-  | 'denied'
-  | 'error'
-  | 'timed-out'
-  | 'cancelled';
+export type ToolCardStatus = Status;
 
 /**
  * A file a call reads or modifies; `line` is 1-based.

@@ -31,7 +31,11 @@ from dsh_nb.notebook.approvals import (
     install,
 )
 from dsh_nb.notebook.frontend import RequestOrigin
-from dsh_nb.tools.audit.approval import ApprovalService
+from dsh_nb.tools.audit.approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ApprovalService,
+)
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.execution import Ask, ToolExecutionInput, ToolExecutionResult
@@ -465,6 +469,68 @@ async def test_a_cancelled_call_cancels_its_prompt(host: Host, agent: Agent) -> 
         await task
     assert prompt.outcome == "cancelled" and prompt.reject_button.disabled
     assert host.pending_approvals == {}
+
+
+# -- how the answerer says an ask ended --------------------------------------
+
+
+def decide(
+    host: Host, agent: Agent, signal: AbortSignal | None = None
+) -> asyncio.Task[ApprovalDecision]:
+    """Ask the service directly, as the pipeline does, for its record."""
+    service = host.registry.approval
+    assert service is not None
+    host.live_calls["c1"] = RecordingCard()
+    request = ApprovalRequest(
+        agent=agent, tool_name="delete", call_id="c1", signal=signal
+    )
+    return asyncio.ensure_future(service.decide(request))
+
+
+async def test_a_click_is_decided_by_the_answerer(host: Host, agent: Agent) -> None:
+    task = decide(host, agent)
+    (await prompt_for(host)).reject_button.click()
+    assert await task == ApprovalDecision(outcome="rejected", decided_by="answerer")
+
+
+async def test_the_approval_timeout_is_recorded_as_a_timeout(
+    host: Host, agent: Agent
+) -> None:
+    host.config.approval_timeout = 0.05
+    decision = await asyncio.wait_for(decide(host, agent), 2)
+    assert decision == ApprovalDecision(outcome="cancelled", decided_by="timeout")
+    # A later answerer cut short by the timeout is a timeout too.
+    assert host.registry.approval is not None
+    host.registry.approval.on_request(lambda _request, _next: asyncio.Event().wait())
+    decision = await asyncio.wait_for(decide(host, agent), 2)
+    assert decision == ApprovalDecision(outcome="cancelled", decided_by="timeout")
+    assert audit(agent)[-1] == ("decided", "cancelled")
+
+
+async def test_an_abort_is_recorded_as_an_abort(host: Host, agent: Agent) -> None:
+    controller = AbortController()
+    task = decide(host, agent, signal=controller.signal)
+    await prompt_for(host)
+    controller.abort("user closed the tab")
+    decision = await asyncio.wait_for(task, 2)
+    assert decision == ApprovalDecision(outcome="cancelled", decided_by="abort")
+
+
+async def test_an_interrupt_is_the_person_cancelling(host: Host, agent: Agent) -> None:
+    task = decide(host, agent)
+    await prompt_for(host)
+    os.kill(os.getpid(), signal.SIGINT)
+    decision = await asyncio.wait_for(task, 2)
+    assert decision == ApprovalDecision(outcome="cancelled", decided_by="answerer")
+
+
+async def test_headless_unavailable_is_no_answerer(host: Host, agent: Agent) -> None:
+    host.config.frontend = "headless"
+    decision = await decide(host, agent)
+    assert decision == ApprovalDecision(outcome="unavailable", decided_by="no-answerer")
+    host.config.headless_outcome = "rejected"
+    decision = await decide(host, agent)
+    assert decision == ApprovalDecision(outcome="rejected", decided_by="answerer")
 
 
 # -- re-running a cell -------------------------------------------------------

@@ -147,7 +147,7 @@ def test_interrupt_cancels_and_the_kernel_stays_usable(kernel: KernelHarness) ->
     assert lines(reply) == [CANCELLED]
     assert last_audit(kernel)["last"] == [["delete", "cancelled"]]
     handler = kernel.run("print(signal.getsignal(signal.SIGINT))").stdout
-    assert "_InterruptWatch" not in handler
+    assert "SigintHandler" not in handler
     assert kernel.run("print(1 + 1)").stdout == "2\n"
     sleeping = kernel.execute_async("import time; time.sleep(20)")
     kernel.wait_for(

@@ -19,6 +19,7 @@ from typing import Any, cast
 import pytest
 
 from dsh_nb.tools.audit.approval import (
+    ApprovalDecision,
     ApprovalRequest,
     ApprovalService,
     effective_policy,
@@ -58,18 +59,23 @@ class FakeSignal:
 
 
 class ScriptedService(ApprovalService):
-    """A service whose answer is scripted; records every request."""
+    """A service whose answer is scripted; records every request.
 
-    def __init__(self, answer: Any) -> None:
+    The pipeline asks ``decide``; the scripted outcome comes back as decided
+    by an answerer unless ``decided_by`` says otherwise.
+    """
+
+    def __init__(self, answer: Any, decided_by: str = "answerer") -> None:
         super().__init__()
         self.answer = answer
+        self.decided_by = decided_by
         self.requests: list[Any] = []
 
-    async def request(self, req: Any) -> Any:
+    async def decide(self, req: Any) -> Any:
         self.requests.append(req)
         if isinstance(self.answer, BaseException):
             raise self.answer
-        return self.answer
+        return ApprovalDecision(outcome=self.answer, decided_by=self.decided_by)
 
 
 class Setup:

@@ -5,6 +5,11 @@ script) form a waterfall; with none, or with one that raises or returns
 nonsense, the outcome is ``unavailable`` and the call is denied. Every request
 leaves an audit pair, ``approval/asked`` then ``approval/decided``, on the
 agent's session log, so what was asked and what was answered is never lost.
+
+The service also says *how* it decided (an :class:`ApprovalDecision`): by an
+answerer, by the ``never`` policy, by an answerer's time limit, by the call's
+abort, with no answerer, or by an answerer's failure. The pipeline words its
+denial from that record; it never works out again which rule applied.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._waterfall import ListenerList, passthrough, run_waterfall
@@ -24,12 +29,15 @@ if TYPE_CHECKING:
     from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
+    "DECIDERS",
     "OUTCOMES",
     "POLICIES",
+    "ApprovalDecision",
     "ApprovalOutcome",
     "ApprovalPolicy",
     "ApprovalRequest",
     "ApprovalService",
+    "DecidedBy",
     "effective_policy",
     "set_approval_policy",
 ]
@@ -38,6 +46,36 @@ ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"
 ApprovalPolicy = Literal["ask", "never"]
 OUTCOMES: Final = frozenset({"allowed-once", "rejected", "cancelled", "unavailable"})
 POLICIES: Final = ("ask", "never")
+DecidedBy = Literal["answerer", "policy", "timeout", "abort", "no-answerer", "failure"]
+DECIDERS: Final[tuple[DecidedBy, ...]] = get_args(DecidedBy)
+# What an answerer may say of its own answer; the others are the service's.
+_CLAIMABLE: Final = frozenset({"answerer", "timeout", "abort"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalDecision:
+    """An ask's outcome and how it was reached, as the service recorded it.
+
+    Attributes
+    ----------
+    outcome
+        ``allowed-once``, ``rejected``, ``cancelled`` or ``unavailable``:
+        the outcome the audit event ``approval/decided`` carries.
+    decided_by
+        ``answerer`` (an answerer gave it: a person, a script, a client),
+        ``policy`` (the ``never`` policy; nobody was asked), ``timeout``
+        (an answerer's time limit ran out), ``abort`` (the call's abort
+        signal fired first), ``no-answerer`` (the request reached the end of
+        the answerers unanswered) or ``failure`` (an answerer raised or
+        returned something that is not an outcome).
+
+    An answerer may return one of these instead of a bare outcome, to say
+    that its ``cancelled`` was a timeout or an abort; it may claim only
+    ``answerer``, ``timeout`` or ``abort``.
+    """
+
+    outcome: ApprovalOutcome
+    decided_by: DecidedBy = "answerer"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,10 +110,6 @@ def effective_policy(service: ApprovalService, session: SessionLog) -> ApprovalP
     return service.default_policy
 
 
-async def _unavailable() -> Any:
-    return "unavailable"
-
-
 class ApprovalService:
     """Routes ``Ask`` decisions to registered answerers; fails closed."""
 
@@ -100,6 +134,10 @@ class ApprovalService:
 
     async def request(self, request: ApprovalRequest) -> ApprovalOutcome:
         """Ask, audit and return the outcome; never waits past an abort."""
+        return (await self.decide(request)).outcome
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask, audit and return the outcome with how it was reached."""
         session = request.agent.session
         if not session.in_open_turn():
             raise ApprovalError(
@@ -114,55 +152,82 @@ class ApprovalService:
             asked["reason"] = request.reason
         session.append("approval/asked", asked)
         try:
-            outcome = await self._decide(request)
+            decision = await self._decide(request)
         except (asyncio.CancelledError, KeyboardInterrupt):
             # The caller is going away; the audit pair must still close.
             session.append(
                 "approval/decided", {"id": request_id, "outcome": "cancelled"}
             )
             raise
-        session.append("approval/decided", {"id": request_id, "outcome": outcome})
-        return outcome
+        session.append(
+            "approval/decided", {"id": request_id, "outcome": decision.outcome}
+        )
+        return decision
 
-    async def _decide(self, request: ApprovalRequest) -> ApprovalOutcome:
+    async def _decide(self, request: ApprovalRequest) -> ApprovalDecision:
         signal = request.signal
         if signal is not None and signal.aborted:
-            return "cancelled"
+            return ApprovalDecision(outcome="cancelled", decided_by="abort")
         if effective_policy(self, request.agent.session) == "never":
-            return "rejected"
+            return ApprovalDecision(outcome="rejected", decided_by="policy")
         answerers = self._answerers.for_scope(request.agent)
-
-        def answer() -> Awaitable[object]:
-            return run_waterfall(answerers, (request,), _unavailable, passthrough)
-
-        outcome = await _race(_contained(answer), signal)
-        # Exact str only: a subclass could hash or compare in hostile ways
-        # and would not be lossless JSON in the audit event.
-        if type(outcome) is str and outcome in OUTCOMES:
-            return outcome  # type: ignore[return-value]
-        return "unavailable"
+        return await _race(_answer(answerers, request), signal)
 
 
-async def _contained(answer: Callable[[], Awaitable[object]]) -> object:
+async def _answer(
+    answerers: tuple[Callable[..., Any], ...], request: ApprovalRequest
+) -> ApprovalDecision:
     """Run the answerers; anything they raise (even SystemExit) fails closed.
 
     A BaseException left in a task would be re-raised out of the event
     loop itself and take the kernel down. Sync answerers run when the chain
     is built, so building it happens in here too, inside the sub-task.
     """
+    ended = False
+
+    async def end_of_chain() -> object:
+        nonlocal ended
+        ended = True
+        return "unavailable"
+
     try:
-        return await answer()
+        answer = await run_waterfall(answerers, (request,), end_of_chain, passthrough)
     except asyncio.CancelledError:
         raise
     except KeyboardInterrupt:
         # An answerer that was interrupted: in this sub-task the interrupt
         # would leave the event loop and end the kernel; the ask is cancelled.
-        return "cancelled"
+        return ApprovalDecision(outcome="cancelled")
     except BaseException:  # noqa: BLE001 - a broken answerer never escapes
-        return "unavailable"
+        return ApprovalDecision(outcome="unavailable", decided_by="failure")
+    return _vetted(answer, ended)
 
 
-async def _race(answer: Any, signal: AbortSignal | None) -> object:
+def _vetted(answer: object, ended: bool) -> ApprovalDecision:
+    """What the answerers' ``answer`` decides; nonsense fails closed.
+
+    Exact ``str`` only: a subclass could hash or compare in hostile ways
+    and would not be lossless JSON in the audit event.
+    """
+    if type(answer) is str and answer in OUTCOMES:
+        if ended and answer == "unavailable":
+            # The chain's own default came back: nobody answered.
+            return ApprovalDecision(outcome="unavailable", decided_by="no-answerer")
+        return ApprovalDecision(outcome=answer)  # type: ignore[arg-type]
+    if (
+        type(answer) is ApprovalDecision
+        and type(answer.outcome) is str
+        and answer.outcome in OUTCOMES
+        and type(answer.decided_by) is str
+        and answer.decided_by in _CLAIMABLE
+    ):
+        return answer
+    return ApprovalDecision(outcome="unavailable", decided_by="failure")
+
+
+async def _race(
+    answer: Awaitable[ApprovalDecision], signal: AbortSignal | None
+) -> ApprovalDecision:
     """Await the answerers in a sub-task, unless ``signal`` aborts first.
 
     The sub-task keeps an answerer's own ``CancelledError`` (a closed prompt)
@@ -181,7 +246,8 @@ async def _race(answer: Any, signal: AbortSignal | None) -> object:
     try:
         if signal is not None and signal.aborted:
             on_abort(None)
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {task, aborted}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     finally:
         if undo is not None:
             undo()
@@ -189,11 +255,11 @@ async def _race(answer: Any, signal: AbortSignal | None) -> object:
             task.cancel()
     if aborted.done():
         task.add_done_callback(_discard)
-        return "cancelled"
+        return ApprovalDecision(outcome="cancelled", decided_by="abort")
     if task.cancelled():
-        return "cancelled"
+        return ApprovalDecision(outcome="cancelled")
     if task.exception() is not None:
-        return "unavailable"
+        return ApprovalDecision(outcome="unavailable", decided_by="failure")
     return task.result()
 
 

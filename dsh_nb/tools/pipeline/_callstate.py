@@ -28,6 +28,7 @@ from dsh_nb.tools.results import FATAL, error_result, finalize, freeze_if_json, 
 from dsh_nb.tools.running import worker
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.approval import ApprovalDecision
     from dsh_nb.tools.pipeline.trace import Recorder
     from dsh_nb.tools.registry import ToolRegistry
 
@@ -37,9 +38,9 @@ _set = object.__setattr__
 
 _OUTCOME_DENIALS: Final = {
     "rejected": 'the user rejected tool "{}"',
-    # Not the contract's text: under "never" nobody was asked, so the model
-    # and the card say the policy decided (the outcome stays "rejected").
-    "rejected-by-policy": 'approval policy "never" rejects tool "{}"',
+    # Not the contract's text: the policy decided and nobody was asked, so
+    # the model and the card say so (the outcome stays "rejected").
+    "policy": 'approval policy "never" rejects tool "{}"',
     "cancelled": 'approval for tool "{}" was cancelled',
     "unavailable": 'tool "{}" requires approval, but no approval channel is available',
 }
@@ -49,8 +50,8 @@ class CallState:
     """Per-call state the stages share; avoids a dozen closures."""
 
     __slots__ = (
-        "approval",
         "body_running",
+        "decision",
         "execution",
         "rec",
         "registry",
@@ -64,7 +65,7 @@ class CallState:
         self.execution = execution
         self.rec: Recorder | None = None  # the trace, once stage 2 starts
         self.stage = "arguments"
-        self.approval: str | None = None
+        self.decision: ApprovalDecision | None = None  # the service's, if asked
         self.body_running = False  # a worker thread still runs the body
         # The result dispatch built already frozen; a wrapper that passes it
         # on unchanged saves the pipeline from copying it again.
@@ -74,6 +75,12 @@ class CallState:
         # inspect the result (3,100 instructions of a journaled call,
         # valgrind, 2026-12-01).
         self.said: str | None = None
+
+    @property
+    def approval(self) -> str | None:
+        """The approval outcome, when the approval service was asked."""
+        decision = self.decision
+        return None if decision is None else decision.outcome
 
     # --- stage 6's base
 
@@ -193,9 +200,8 @@ class CallState:
     async def ask(self, decision: Ask) -> str | None:
         from dsh_nb.tools.audit.approval import (
             OUTCOMES,
+            ApprovalDecision,
             ApprovalRequest,
-            ApprovalService,
-            effective_policy,
         )
 
         ex = self.execution
@@ -216,19 +222,16 @@ class CallState:
             reason=decision.reason,
             signal=ex.signal,
         )
-        # The service applies "never" before consulting anyone, so the policy
-        # in force now is the one that rejects, if it is "never".
-        by_policy = isinstance(service, ApprovalService) and (
-            effective_policy(service, ex.agent.session) == "never"
-        )
-        outcome = await service.request(request)
-        if type(outcome) is str and outcome in OUTCOMES:
-            self.approval = outcome
-            if outcome == "allowed-once":
-                return None
-            if outcome == "rejected" and by_policy:
-                return _OUTCOME_DENIALS["rejected-by-policy"].format(ex.name)
-            return _OUTCOME_DENIALS[outcome].format(ex.name)
+        answer = await service.decide(request)
+        outcome: object = getattr(answer, "outcome", answer)
+        if type(answer) is ApprovalDecision and type(outcome) is str:
+            if outcome in OUTCOMES:
+                self.decision = answer
+                if outcome == "allowed-once":
+                    return None
+                # The text follows how the service says it decided.
+                how = "policy" if answer.decided_by == "policy" else outcome
+                return _OUTCOME_DENIALS[how].format(ex.name)
         try:
             shown = compact_json(outcome)
         except (TypeError, ValueError):
