@@ -109,6 +109,10 @@ class ListenerList(Generic[F]):
             return snapshot
         return tuple(e.fn for e in self._entries if e.scope is None or e.scope is scope)
 
+    def registrations(self) -> tuple[tuple[F, object | None], ...]:
+        """Every ``(listener, scope)``, in waterfall order, all scopes."""
+        return tuple((e.fn, e.scope) for e in self._entries)
+
     def __len__(self) -> int:
         return len(self._entries)
 

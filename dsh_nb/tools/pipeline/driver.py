@@ -28,8 +28,8 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from dsh_nb.tools._waterfall import Ready, Vetting, run_waterfall
 from dsh_nb.tools.audit import journal
@@ -77,16 +77,28 @@ __all__ = ["execute", "run"]
 _set = object.__setattr__
 
 
-def execute(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
+def execute(
+    registry: ToolRegistry, call: ToolExecutionInput
+) -> Coroutine[Any, Any, ToolExecutionResult]:
     """Run one call through every stage; the result. Never raises."""
     return _drive(registry, call, False)
 
 
-def run(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
+def run(
+    registry: ToolRegistry, call: ToolExecutionInput
+) -> Coroutine[Any, Any, ToolRun]:
     """Like :func:`execute`, answering a :class:`ToolRun` (result + outcome)."""
     return _drive(registry, call, True)
 
 
+@overload
+def _drive(
+    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[False]
+) -> Coroutine[Any, Any, ToolExecutionResult]: ...
+@overload
+def _drive(
+    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[True]
+) -> Coroutine[Any, Any, ToolRun]: ...
 async def _drive(
     registry: ToolRegistry, call: ToolExecutionInput, want_run: bool
 ) -> ToolExecutionResult | ToolRun:
@@ -122,7 +134,8 @@ async def _drive(
         parent=parent,
         signal=signal,
     )
-    pre_fns, execute_fns, post_fns, observers, tracers = registry._plan_for(agent)
+    plan = registry.plan(agent)
+    tracers = plan.trace
     rec: Recorder | None = None
     state = CallState(registry, ex)
     session = agent.session if agent is not None else None
@@ -145,8 +158,8 @@ async def _drive(
             if tracers:
                 rec = state.rec = Recorder()  # starts the clock
             decision: PreToolDecision = ALLOW
-            if pre_fns:
-                asked = run_waterfall(pre_fns, (ex,), ALLOW, check_pre, rec)
+            if plan.pre_execute:
+                asked = run_waterfall(plan.pre_execute, (ex,), ALLOW, check_pre, rec)
                 if isinstance(asked, Ready):
                     decision = asked.value
                 elif isinstance(asked, Vetting):
@@ -173,9 +186,9 @@ async def _drive(
                 try:
                     ran = (
                         run_waterfall(
-                            execute_fns, (ex,), state.dispatch, check_result, who
+                            plan.execute, (ex,), state.dispatch, check_result, who
                         )
-                        if execute_fns
+                        if plan.execute
                         else state.dispatch()
                     )
                     if isinstance(ran, Ready):
@@ -196,11 +209,13 @@ async def _drive(
                 else:
                     status = settled_status(result)
             # 7 post-execute, on an immutable view
-            if post_fns:
+            if plan.post_execute:
                 stage = state.stage
                 state.stage = "post-execute"
                 result = state.view(result)
-                checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, rec)
+                checked = run_waterfall(
+                    plan.post_execute, (ex, result), ACCEPT, check_post, rec
+                )
                 if isinstance(checked, Ready):
                     post = checked.value
                 elif isinstance(checked, Vetting):
@@ -243,7 +258,7 @@ async def _drive(
     _set(ex, "_phase", _PHASE_FROZEN)
     if tracers and rec is None:
         rec = Recorder()  # no stage ran: the trace is empty
-    notify(ex, final, observers, tracers, rec)
+    notify(ex, final, plan.result, tracers, rec)
     if want_run:
         return ToolRun(result=final, outcome=outcome, execution=ex)
     return final
