@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from dsh_nb.tools._waterfall import Ready, Vetting, run_waterfall
+from dsh_nb.tools._waterfall import run_waterfall
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
@@ -104,8 +104,9 @@ async def _drive(
 ) -> ToolExecutionResult | ToolRun:
     """Stages 0-9 in one coroutine frame (see the module doc).
 
-    A stage that settles synchronously (sync listeners, a sync tool) is
-    read off its ready awaitable instead of being awaited.
+    Each waterfall stage is one ``await`` of :func:`run_waterfall`: the
+    engine's awaitable vets the value and, while tracing, notes who
+    decided it in the recorder.
     """
     try:
         call_id = call.call_id
@@ -157,17 +158,9 @@ async def _drive(
             state.stage = "pre-execute"
             if tracers:
                 rec = state.rec = Recorder()  # starts the clock
-            decision: PreToolDecision = ALLOW
-            if plan.pre_execute:
-                asked = run_waterfall(plan.pre_execute, (ex,), ALLOW, check_pre, rec)
-                if isinstance(asked, Ready):
-                    decision = asked.value
-                elif isinstance(asked, Vetting):
-                    decision = asked.check(await asked.awaitable, asked.fn)
-                    if rec is not None and decision is not rec.value:
-                        rec.fn = asked.fn  # noted(), written out
-                else:
-                    decision = await asked
+            decision: PreToolDecision = await run_waterfall(
+                plan.pre_execute, (ex,), ALLOW, check_pre, rec
+            )
             if rec is not None:
                 rec.end("pre-execute", "default", decision)
             # 3-4 approval and guards
@@ -184,21 +177,9 @@ async def _drive(
                 who = rec.begin() if rec is not None else None  # after the guards
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
-                    ran = (
-                        run_waterfall(
-                            plan.execute, (ex,), state.dispatch, check_result, who
-                        )
-                        if plan.execute
-                        else state.dispatch()
+                    result = await run_waterfall(
+                        plan.execute, (ex,), state.dispatch, check_result, who
                     )
-                    if isinstance(ran, Ready):
-                        result = ran.value
-                    elif isinstance(ran, Vetting):
-                        result = ran.check(await ran.awaitable, ran.fn)
-                        if rec is not None and result is not rec.value:
-                            rec.fn = ran.fn  # noted(), written out
-                    else:
-                        result = await ran
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
                 if rec is not None:
@@ -213,17 +194,9 @@ async def _drive(
                 stage = state.stage
                 state.stage = "post-execute"
                 result = state.view(result)
-                checked = run_waterfall(
+                post = await run_waterfall(
                     plan.post_execute, (ex, result), ACCEPT, check_post, rec
                 )
-                if isinstance(checked, Ready):
-                    post = checked.value
-                elif isinstance(checked, Vetting):
-                    post = checked.check(await checked.awaitable, checked.fn)
-                    if rec is not None and post is not rec.value:
-                        rec.fn = checked.fn  # noted(), written out
-                else:
-                    post = await checked
                 result = apply_post(result, post)
                 if rec is not None:
                     rec.end("post-execute", "default", post)
