@@ -12,7 +12,7 @@ without a shell) with the same listeners; the peers where installed; and
 how the per-call cost changes from 1 to 1,000 registered tools. The CPU
 clock counts every thread of the process, so the worker-thread rows
 include the worker's time, not the wait for it. The ``hop`` rows time the
-thread hop alone for the same body: dsh_nb's ``WorkerThreads`` next to
+thread hop alone for the same body: dsh_nb's ``run_sync`` next to
 ``loop.run_in_executor``, ``asyncio.to_thread``, anyio and Starlette
 (``_threadhop.py``).
 
@@ -137,7 +137,7 @@ def main() -> None:
         dispose_notebook()
         dispose_hops()
         if threaded.threads is not None:
-            threaded.threads.shutdown()
+            threaded.threads.shutdown(wait=False, cancel_futures=True)
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
     unit = by_peer.pop((YARDSTICK, ""))
     rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]

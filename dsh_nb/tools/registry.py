@@ -28,9 +28,11 @@ from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.pipeline import driver
 from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
 from dsh_nb.tools.running.abort import is_positive_finite
-from dsh_nb.tools.running.worker import WorkerThreads
+from dsh_nb.tools.running.worker import worker_threads
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.pipeline.trace import TraceRecord
@@ -57,17 +59,18 @@ class ToolRegistry:
         sync_tools
             ``"inline"`` (the contract's behaviour) runs a sync tool body
             at once, on the caller's thread. ``"thread"`` runs it in a
-            worker thread (:mod:`dsh_nb.tools.running.worker`), so the event loop
-            stays free while it runs, and a call whose signal aborts (a
-            timeout) settles on time while the body finishes on its own.
-            The notebook's registry uses ``"thread"``.
+            worker thread of ``registry.threads``, a standard
+            ``ThreadPoolExecutor`` (:mod:`dsh_nb.tools.running.worker`), so
+            the event loop stays free while it runs, and a call whose
+            signal aborts (a timeout) settles on time while the body
+            finishes on its own. The notebook's registry uses ``"thread"``.
         """
         if sync_tools not in ("inline", "thread"):
             raise ValueError(
                 f'sync_tools must be "inline" or "thread", not {sync_tools!r}'
             )
-        self.threads: WorkerThreads | None = (
-            WorkerThreads() if sync_tools == "thread" else None
+        self.threads: ThreadPoolExecutor | None = (
+            worker_threads() if sync_tools == "thread" else None
         )
         self._globals: dict[str, ToolDefinition] = {}
         # Keyed by identity: two agents that compare equal are two scopes.

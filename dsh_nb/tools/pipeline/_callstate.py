@@ -100,8 +100,10 @@ class CallState:
                 raise ToolNotFoundError(ex.name)
             threads = registry.threads
             if threads is not None and not worker.is_async(tool.execute):
-                body = threads.run(tool.execute, ex.arguments, ex)
-                return self.settle_async(worker.settle(body, ex.signal))
+                body = worker.run_sync(
+                    threads, ex.signal, tool.execute, ex.arguments, ex
+                )
+                return self.settle_async(body)
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
                 return self.settle_async(out)
