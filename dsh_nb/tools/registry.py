@@ -159,9 +159,7 @@ class ToolRegistry:
 
     def get(self, name: str, scope: object | None = None) -> ToolDefinition | None:
         """The definition ``scope`` sees under ``name``, or None."""
-        # The tables' ``_items`` are tested first: every agent's call asks,
-        # and empty tables are the common case (a method call saved each).
-        if scope is None or not (self._scoped._items or self._restrictions._items):
+        if scope is None or not (self._scoped or self._restrictions):
             return self._globals.get(name)
         layer = self._scoped.get(scope)
         if layer is not None:
@@ -273,7 +271,7 @@ class ToolRegistry:
         guards = self._global_guard_fns
         if guards is None:
             guards = self._global_guard_fns = tuple(g.fn for g in self._global_guards)
-        if scope is not None and self._scoped_guards._items:
+        if scope is not None and self._scoped_guards:
             scoped = self._scoped_guards.get(scope)
             if scoped:
                 guards += tuple(g.fn for g in scoped)

@@ -72,8 +72,7 @@ class CallState:
         self.trusted: ToolExecutionResult | None = None
         # The tool's own str return while ``trusted`` is the result built
         # from it (one text block, nothing else): the journal then need not
-        # inspect the result (3,100 instructions of a journaled call,
-        # valgrind, 2026-12-01).
+        # inspect the result.
         self.said: str | None = None
 
     @property
