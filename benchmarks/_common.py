@@ -63,6 +63,11 @@ def add(a: int, b: int) -> str:
     return str(a + b)
 
 
+async def add_async(a: int, b: int) -> str:
+    """Add two integers, on the loop: ``add``'s async twin."""
+    return str(a + b)
+
+
 def profile(
     name: str,
     age: int,
@@ -85,6 +90,7 @@ def full_registry(
     """Our pipeline with the brief's listener set around both tools."""
     registry = ToolRegistry(sync_tools=sync_tools)
     registry.register(tool(add))
+    registry.register(tool(add_async))
     registry.register(tool(profile))
     for i in range(extra_tools):
         registry.register(tool(name=f"filler_{i}")(add))
@@ -148,6 +154,7 @@ def notebook_registry() -> tuple[ToolRegistry, Agent, Callable[[], None]]:
     state.install()
     registry = state.registry
     registry.register(tool(add))
+    registry.register(tool(add_async))
     registry.register(tool(profile))
     add_listeners(registry)
     state.agent.session.start_turn()

@@ -1,9 +1,9 @@
 """The thread hop alone: a sync body to a worker thread and back, with peers.
 
 Rows for ``benchmarks/pipeline.py``, timed in the same run as its worker
-thread rows: the same ``add(1, 2)`` body through dsh_nb's
-``WorkerThreads.run`` + ``settle`` (what the registry's dispatch does,
-without the pipeline around it), ``loop.run_in_executor`` on a
+thread rows: the same ``add(1, 2)`` body through dsh_nb's ``run_sync``
+on ``worker_threads()`` (what the registry's dispatch does, without the
+pipeline around it), ``loop.run_in_executor`` on a
 ``ThreadPoolExecutor`` (no context copy), ``asyncio.to_thread`` (the
 loop's default executor, the context copied), anyio's
 ``to_thread.run_sync`` (the context copied) and Starlette's
@@ -21,9 +21,9 @@ from typing import Any
 from _common import Case, add
 
 from dsh_nb.tools.running.abort import AbortController
-from dsh_nb.tools.running.worker import WorkerThreads, settle
+from dsh_nb.tools.running.worker import run_sync, worker_threads
 
-OURS = "dsh_nb WorkerThreads.run + settle"
+OURS = "dsh_nb run_sync on worker_threads()"
 TOOL = "hop"
 
 
@@ -31,12 +31,12 @@ def thread_hop_cases() -> tuple[
     list[Case], list[tuple[str, str, float | None, str]], Callable[[], None]
 ]:
     """The hop rows, the peers that are not installed, and a cleanup."""
-    threads = WorkerThreads()
+    threads = worker_threads()
     pool = ThreadPoolExecutor()
     never = AbortController().signal  # as a call with a timeout passes one
 
     def ours() -> Any:
-        return settle(threads.run(add, 1, 2), never)
+        return run_sync(threads, never, add, 1, 2)
 
     def executor() -> Any:
         return asyncio.get_running_loop().run_in_executor(pool, add, 1, 2)
@@ -83,7 +83,7 @@ def thread_hop_cases() -> tuple[
         )
 
     def cleanup() -> None:
-        threads.shutdown()
+        threads.shutdown(wait=False)
         pool.shutdown(wait=False)
 
     return cases, missing, cleanup

@@ -12,9 +12,10 @@ without a shell) with the same listeners; the peers where installed; and
 how the per-call cost changes from 1 to 1,000 registered tools. The CPU
 clock counts every thread of the process, so the worker-thread rows
 include the worker's time, not the wait for it. The ``hop`` rows time the
-thread hop alone for the same body: dsh_nb's ``WorkerThreads`` next to
+thread hop alone for the same body: dsh_nb's ``run_sync`` next to
 ``loop.run_in_executor``, ``asyncio.to_thread``, anyio and Starlette
-(``_threadhop.py``).
+(``_threadhop.py``). ``add_async`` is ``add``'s async twin (it runs on
+the loop on every registry), for the guards printed last.
 
 Both tools are signature tools (``@tool def add(a: int, b: int)``), so our
 rows include the pydantic validation and conversion ``@tool`` builds; their
@@ -53,6 +54,8 @@ from compare import openai_agents_cases
 from dsh_nb.tools import ToolRegistry, tool
 
 TOOLS = (("add", ADD_ARGS), ("profile", PROFILE_ARGS))
+TWIN = "add_async"
+LANGCHAIN = "langchain-core StructuredTool.invoke"
 OURS = "dsh_nb full pipeline"
 SIGNATURE = {
     "add": "signature tool: @tool def add(a: int, b: int), pydantic strict",
@@ -95,6 +98,14 @@ def main() -> None:
         )
         for n, a in TOOLS
     ]
+    cases += [
+        Case(peer, TWIN, ours(reg, TWIN, ADD_ARGS, who), True, "async twin of add")
+        for peer, reg, who in (
+            (OURS, registry, None),
+            (THREAD, threaded, threaded_agent),
+            (NOTEBOOK, notebook, notebook_agent),
+        )
+    ]
     cases.append(Case("dsh_nb, no listeners", "add", ours(bare, "add", ADD_ARGS), True))
     hop_cases, missing, dispose_hops = thread_hop_cases()
     cases += hop_cases
@@ -104,7 +115,7 @@ def main() -> None:
     missing += agents_missing
     lc = langchain_tools()
     for name, args in TOOLS:
-        label = "langchain-core StructuredTool.invoke"
+        label = LANGCHAIN
         if lc is None:
             missing.append((label, name, None, "not installed"))
         else:
@@ -137,7 +148,7 @@ def main() -> None:
         dispose_notebook()
         dispose_hops()
         if threaded.threads is not None:
-            threaded.threads.shutdown()
+            threaded.threads.shutdown(wait=False, cancel_futures=True)
     by_peer = {(c.peer, c.tool): us for c, us in zip(cases, timed, strict=True)}
     unit = by_peer.pop((YARDSTICK, ""))
     rows = [(c.peer, c.tool, by_peer[c.peer, c.tool], c.note) for c in cases[:-1]]
@@ -177,6 +188,7 @@ def main() -> None:
         for c in hop_cases[1:]
     )
     print(f"the thread hop alone: {HOP} {hop:.1f} µs; {peers}")
+    guards(by_peer)
     print()
     print("per-call cost of `add` by number of registered tools:")
     counts = (1, 10, 100, 1000)
@@ -187,6 +199,35 @@ def main() -> None:
     scaled = interleaved(scale, rounds=max(1, rounds // 2), clock=time.process_time)
     for count, us in zip(counts, scaled, strict=True):
         print(f"  {count:>5} tools: {us:.1f} µs")
+
+
+def guards(by_peer: dict[tuple[str, str], float]) -> None:
+    """Print the issue 20 guards, each with its figures and whether it holds."""
+    bare = by_peer[OURS, "add"]
+    held = "met" if bare <= 25 else "MISSED"
+    print(f"guard: bare pipeline add {bare:.1f} µs (<= 25 µs: {held})")
+    lc = by_peer.get((LANGCHAIN, "add"))
+    if lc is not None:
+        held = "met" if bare <= 0.15 * lc else "MISSED"
+        print(
+            f"guard: bare add = {bare / lc:.3f}x langchain-core {lc:.1f} µs "
+            f"(<= 0.15x: {held})"
+        )
+    kernel, plain = by_peer[NOTEBOOK, TWIN], by_peer[OURS, TWIN]
+    held = "met" if kernel <= 2.5 * plain else "MISSED"
+    print(
+        f"guard: the notebook's registry, async tool {kernel:.1f} µs = "
+        f"{kernel / plain:.2f}x bare {plain:.1f} µs (<= 2.5x: {held})"
+    )
+    hop = by_peer["asyncio.to_thread", "hop"]
+    for peer in (THREAD, NOTEBOOK):
+        extra = by_peer[peer, "add"] - by_peer[peer, TWIN]
+        held = "met" if extra <= 1.5 * hop else "MISSED"
+        print(
+            f"guard: {peer}: sync add - async twin = {extra:+.1f} µs = "
+            f"{extra / hop:.2f} asyncio.to_thread hops of {hop:.1f} µs "
+            f"(<= 1.5: {held})"
+        )
 
 
 def validate_call_cases() -> list[Case]:

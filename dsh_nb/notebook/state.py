@@ -126,7 +126,8 @@ class KernelState:
         self.tool_cells.clear()
         self.listeners.clear()
         if self.registry.threads is not None:
-            self.registry.threads.shutdown()
+            # Queued bodies never start; a running one is not waited for.
+            self.registry.threads.shutdown(wait=False, cancel_futures=True)
         self.config.session = None
 
     def _install_timeout(self, default_ms: float | None) -> None:

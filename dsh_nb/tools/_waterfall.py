@@ -109,6 +109,10 @@ class ListenerList(Generic[F]):
             return snapshot
         return tuple(e.fn for e in self._entries if e.scope is None or e.scope is scope)
 
+    def registrations(self) -> tuple[tuple[F, object | None], ...]:
+        """Every ``(listener, scope)``, in waterfall order, all scopes."""
+        return tuple((e.fn, e.scope) for e in self._entries)
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -116,7 +120,8 @@ class ListenerList(Generic[F]):
 class Ready(Generic[T]):
     """An awaitable that is already done: a stage default or a sync value.
 
-    The pipeline reads ``value`` straight off it instead of awaiting.
+    Awaiting it returns ``value`` without suspending; the engine also
+    reads ``value`` off it to note what an inner level settled to.
     """
 
     __slots__ = ("value",)
@@ -136,10 +141,8 @@ UNSETTLED: Any = object()
 class Vetting(Generic[T]):
     """A listener's pending value, vetted by ``check`` once it settles.
 
-    A generator-based awaitable rather than a coroutine, and its fields are
-    public to the driver: the outermost level awaits ``awaitable``, calls
-    ``check`` and notes the decider itself (:func:`noted`), so the common
-    chain costs one frame less.
+    Awaiting it awaits ``awaitable``, vets the value with ``check`` and,
+    while tracing, notes the level with :func:`noted`.
     """
 
     __slots__ = ("awaitable", "check", "fn", "who")
@@ -180,14 +183,7 @@ class Decider(Protocol):
 
 
 def noted(who: Decider, value: T, fn: Callable[..., Any] | None) -> T:
-    """Note that the level of ``fn`` (None: the base) settled to ``value``.
-
-    Plain attribute work rather than a method on the decider. The driver
-    writes the first half out at the outermost level (the value is not
-    read after it): only 120 instructions less, but kernel-style ``add``
-    at 1.30x bare against 1.32x when calling this (4 alternating runs of
-    ``benchmarks/pipeline.py``, 2026-12-01).
-    """
+    """Note that the level of ``fn`` (None: the base) settled to ``value``."""
     if fn is not None and value is not who.value:
         who.fn = fn
     who.value = value

@@ -25,11 +25,14 @@ from dsh_nb.tools.execution import (
     ToolExecutionResult,
 )
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
-from dsh_nb.tools.pipeline import driver as pipeline
+from dsh_nb.tools.pipeline import driver
+from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
 from dsh_nb.tools.running.abort import is_positive_finite
-from dsh_nb.tools.running.worker import WorkerThreads
+from dsh_nb.tools.running.worker import worker_threads
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.pipeline.trace import TraceRecord
@@ -42,13 +45,6 @@ ToolGuard = Callable[[ToolExecution], "str | None"]
 ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
 TraceObserver = Callable[
     [ToolExecution, ToolExecutionResult, "Sequence[TraceRecord]"], None
-]
-_Plan = tuple[
-    tuple[Callable[..., Any], ...],
-    tuple[Callable[..., Any], ...],
-    tuple[Callable[..., Any], ...],
-    tuple[ResultObserver, ...],
-    tuple[TraceObserver, ...],
 ]
 
 
@@ -63,34 +59,35 @@ class ToolRegistry:
         sync_tools
             ``"inline"`` (the contract's behaviour) runs a sync tool body
             at once, on the caller's thread. ``"thread"`` runs it in a
-            worker thread (:mod:`dsh_nb.tools.running.worker`), so the event loop
-            stays free while it runs, and a call whose signal aborts (a
-            timeout) settles on time while the body finishes on its own.
-            The notebook's registry uses ``"thread"``.
+            worker thread of ``registry.threads``, a standard
+            ``ThreadPoolExecutor`` (:mod:`dsh_nb.tools.running.worker`), so
+            the event loop stays free while it runs, and a call whose
+            signal aborts (a timeout) settles on time while the body
+            finishes on its own. The notebook's registry uses ``"thread"``.
         """
         if sync_tools not in ("inline", "thread"):
             raise ValueError(
                 f'sync_tools must be "inline" or "thread", not {sync_tools!r}'
             )
-        self.threads: WorkerThreads | None = (
-            WorkerThreads() if sync_tools == "thread" else None
+        self.threads: ThreadPoolExecutor | None = (
+            worker_threads() if sync_tools == "thread" else None
         )
         self._globals: dict[str, ToolDefinition] = {}
         # Keyed by identity: two agents that compare equal are two scopes.
         self._scoped: ScopeMap[dict[str, ToolDefinition]] = ScopeMap()
         self._restrictions: ScopeMap[list[Restriction]] = ScopeMap()
         # Insertion-ordered dicts used as sets: O(1) add and dispose.
-        self._global_guards: dict[_GuardEntry, None] = {}
-        self._scoped_guards: ScopeMap[dict[_GuardEntry, None]] = ScopeMap()
+        self._global_guards: dict[_Entry, None] = {}
+        self._scoped_guards: ScopeMap[dict[_Entry, None]] = ScopeMap()
         stale = self._forget_plan
         self._pre: ListenerList[Callable[..., Any]] = ListenerList(stale)
         self._execute: ListenerList[Callable[..., Any]] = ListenerList(stale)
         self._post: ListenerList[Callable[..., Any]] = ListenerList(stale)
         self._result: ListenerList[ResultObserver] = ListenerList(stale)
         self._trace: ListenerList[TraceObserver] = ListenerList(stale)
-        self._plan: _Plan | None = None
+        self._plan: CallPlan | None = None
         self._global_guard_fns: tuple[ToolGuard, ...] | None = ()
-        self._change: dict[_ChangeEntry, None] = {}
+        self._change: dict[_Entry, None] = {}
         self.approval: ApprovalService | None = None
 
     # --- tools
@@ -162,9 +159,7 @@ class ToolRegistry:
 
     def get(self, name: str, scope: object | None = None) -> ToolDefinition | None:
         """The definition ``scope`` sees under ``name``, or None."""
-        # The tables' ``_items`` are tested first: every agent's call asks,
-        # and empty tables are the common case (a method call saved each).
-        if scope is None or not (self._scoped._items or self._restrictions._items):
+        if scope is None or not (self._scoped or self._restrictions):
             return self._globals.get(name)
         layer = self._scoped.get(scope)
         if layer is not None:
@@ -255,7 +250,7 @@ class ToolRegistry:
             guards = self._global_guards
         else:
             guards = self._scoped_guards.setdefault(scope, dict)
-        entry = _GuardEntry(fn)
+        entry = _Entry(fn)
         guards[entry] = None
         self._global_guard_fns = None
 
@@ -276,7 +271,7 @@ class ToolRegistry:
         guards = self._global_guard_fns
         if guards is None:
             guards = self._global_guard_fns = tuple(g.fn for g in self._global_guards)
-        if scope is not None and self._scoped_guards._items:
+        if scope is not None and self._scoped_guards:
             scoped = self._scoped_guards.get(scope)
             if scoped:
                 guards += tuple(g.fn for g in scoped)
@@ -329,7 +324,7 @@ class ToolRegistry:
         """
         if not callable(fn):
             raise TypeError(f"tools/change listener must be callable, not {fn!r}")
-        entry = _ChangeEntry(fn)
+        entry = _Entry(fn)
         if prepend:
             self._change = {entry: None, **self._change}
         else:
@@ -343,8 +338,8 @@ class ToolRegistry:
         return Disposer(remove)
 
     def _emit_change(self) -> None:
-        for listener in tuple(self._change):
-            listener()
+        for entry in tuple(self._change):
+            entry.fn()
 
     def dispose_scope(self, scope: object) -> None:
         """Drop every tool, restriction, guard and listener of ``scope``."""
@@ -364,23 +359,24 @@ class ToolRegistry:
 
     # --- execution
 
-    def _plan_for(self, scope: object | None) -> _Plan:
-        """Snapshot the listener seams for one call (contract §4.4).
+    def plan(self, scope: object | None = None) -> CallPlan:
+        """The listeners a call made by ``scope`` runs through, as of now.
 
-        While no listener is scoped every call sees the same snapshot, so it
-        is cached until a listener is added or removed.
+        A call keeps the plan it started with (contract §4.4). While no
+        listener is scoped every call shares one plan, kept until a
+        listener is added or disposed.
         """
         plan = self._plan
         if plan is not None:
             return plan
-        seams = (self._pre, self._execute, self._post, self._result, self._trace)
-        plan = (
-            self._pre.for_scope(scope),
-            self._execute.for_scope(scope),
-            self._post.for_scope(scope),
-            self._result.for_scope(scope),
-            self._trace.for_scope(scope),
+        plan = CallPlan(
+            pre_execute=self._pre.for_scope(scope),
+            execute=self._execute.for_scope(scope),
+            post_execute=self._post.for_scope(scope),
+            result=self._result.for_scope(scope),
+            trace=self._trace.for_scope(scope),
         )
+        seams = (self._pre, self._execute, self._post, self._result, self._trace)
         if not any(seam.scoped for seam in seams):
             self._plan = plan
         return plan
@@ -388,15 +384,40 @@ class ToolRegistry:
     def _forget_plan(self) -> None:
         self._plan = None
 
+    def registrations(self) -> tuple[Registration, ...]:
+        """Every listener and guard, seam by seam, each seam in run order.
+
+        Listeners come in waterfall order (a ``prepend`` already first),
+        every scope's included; then the global guards, then each scope's.
+        ``tools/change`` listeners are not part of a call and not listed.
+        """
+        seams: tuple[tuple[Seam, ListenerList[Any]], ...] = (
+            ("pre_execute", self._pre),
+            ("execute", self._execute),
+            ("post_execute", self._post),
+            ("result", self._result),
+            ("trace", self._trace),
+        )
+        out = [
+            Registration(seam=seam, fn=fn, scope=scope)
+            for seam, listeners in seams
+            for fn, scope in listeners.registrations()
+        ]
+        out += [Registration(seam="guard", fn=g.fn) for g in self._global_guards]
+        for scope in list(self._scoped_guards.scopes()):
+            for guard in self._scoped_guards.get(scope) or {}:
+                out.append(Registration(seam="guard", fn=guard.fn, scope=scope))
+        return tuple(out)
+
     def execute(
         self, call: ToolExecutionInput
     ) -> Coroutine[Any, Any, ToolExecutionResult]:
         """Run one call through the pipeline; never raises (contract §4.1).
 
-        A coroutine function in all but name: ``await registry.execute(...)``.
-        It hands back the pipeline's coroutine directly to save a frame.
+        ``await registry.execute(call)``: the stage driver's coroutine
+        (:func:`dsh_nb.tools.pipeline.driver.execute`).
         """
-        return pipeline._drive(self, call, False)  # type: ignore[return-value]
+        return driver.execute(self, call)
 
     def run(self, call: ToolExecutionInput) -> Coroutine[Any, Any, ToolRun]:
         """Run one call like :meth:`execute`; also say what happened.
@@ -406,7 +427,7 @@ class ToolRegistry:
         decided it, the approval answer); ``.result`` is exactly what
         ``execute`` returns. Never raises, like ``execute``.
         """
-        return pipeline._drive(self, call, True)  # type: ignore[return-value]
+        return driver.run(self, call)
 
     def __repr__(self) -> str:
         return (
@@ -415,20 +436,10 @@ class ToolRegistry:
         )
 
 
-class _GuardEntry:
-    """One guard registration; the same function twice stays two entries."""
+class _Entry:
+    """One guard or change listener; the same function twice is two entries."""
 
     __slots__ = ("fn",)
 
-    def __init__(self, fn: ToolGuard) -> None:
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-
-
-class _ChangeEntry:
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Callable[[], None]) -> None:
-        self.fn = fn
-
-    def __call__(self) -> None:
-        self.fn()

@@ -72,8 +72,7 @@ class CallState:
         self.trusted: ToolExecutionResult | None = None
         # The tool's own str return while ``trusted`` is the result built
         # from it (one text block, nothing else): the journal then need not
-        # inspect the result (3,100 instructions of a journaled call,
-        # valgrind, 2026-12-01).
+        # inspect the result.
         self.said: str | None = None
 
     @property
@@ -100,8 +99,10 @@ class CallState:
                 raise ToolNotFoundError(ex.name)
             threads = registry.threads
             if threads is not None and not worker.is_async(tool.execute):
-                body = threads.run(tool.execute, ex.arguments, ex)
-                return self.settle_async(worker.settle(body, ex.signal))
+                body = worker.run_sync(
+                    threads, ex.signal, tool.execute, ex.arguments, ex
+                )
+                return self.settle_async(body)
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
                 return self.settle_async(out)

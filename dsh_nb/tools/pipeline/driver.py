@@ -28,10 +28,10 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from dsh_nb.tools._waterfall import Ready, Vetting, run_waterfall
+from dsh_nb.tools._waterfall import run_waterfall
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
@@ -77,23 +77,36 @@ __all__ = ["execute", "run"]
 _set = object.__setattr__
 
 
-def execute(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
+def execute(
+    registry: ToolRegistry, call: ToolExecutionInput
+) -> Coroutine[Any, Any, ToolExecutionResult]:
     """Run one call through every stage; the result. Never raises."""
     return _drive(registry, call, False)
 
 
-def run(registry: ToolRegistry, call: ToolExecutionInput) -> Awaitable[Any]:
+def run(
+    registry: ToolRegistry, call: ToolExecutionInput
+) -> Coroutine[Any, Any, ToolRun]:
     """Like :func:`execute`, answering a :class:`ToolRun` (result + outcome)."""
     return _drive(registry, call, True)
 
 
+@overload
+def _drive(
+    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[False]
+) -> Coroutine[Any, Any, ToolExecutionResult]: ...
+@overload
+def _drive(
+    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[True]
+) -> Coroutine[Any, Any, ToolRun]: ...
 async def _drive(
     registry: ToolRegistry, call: ToolExecutionInput, want_run: bool
 ) -> ToolExecutionResult | ToolRun:
     """Stages 0-9 in one coroutine frame (see the module doc).
 
-    A stage that settles synchronously (sync listeners, a sync tool) is
-    read off its ready awaitable instead of being awaited.
+    Each waterfall stage is one ``await`` of :func:`run_waterfall`: the
+    engine's awaitable vets the value and, while tracing, notes who
+    decided it in the recorder.
     """
     try:
         call_id = call.call_id
@@ -122,7 +135,8 @@ async def _drive(
         parent=parent,
         signal=signal,
     )
-    pre_fns, execute_fns, post_fns, observers, tracers = registry._plan_for(agent)
+    plan = registry.plan(agent)
+    tracers = plan.trace
     rec: Recorder | None = None
     state = CallState(registry, ex)
     session = agent.session if agent is not None else None
@@ -144,17 +158,9 @@ async def _drive(
             state.stage = "pre-execute"
             if tracers:
                 rec = state.rec = Recorder()  # starts the clock
-            decision: PreToolDecision = ALLOW
-            if pre_fns:
-                asked = run_waterfall(pre_fns, (ex,), ALLOW, check_pre, rec)
-                if isinstance(asked, Ready):
-                    decision = asked.value
-                elif isinstance(asked, Vetting):
-                    decision = asked.check(await asked.awaitable, asked.fn)
-                    if rec is not None and decision is not rec.value:
-                        rec.fn = asked.fn  # noted(), written out
-                else:
-                    decision = await asked
+            decision: PreToolDecision = await run_waterfall(
+                plan.pre_execute, (ex,), ALLOW, check_pre, rec
+            )
             if rec is not None:
                 rec.end("pre-execute", "default", decision)
             # 3-4 approval and guards
@@ -171,21 +177,9 @@ async def _drive(
                 who = rec.begin() if rec is not None else None  # after the guards
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
-                    ran = (
-                        run_waterfall(
-                            execute_fns, (ex,), state.dispatch, check_result, who
-                        )
-                        if execute_fns
-                        else state.dispatch()
+                    result = await run_waterfall(
+                        plan.execute, (ex,), state.dispatch, check_result, who
                     )
-                    if isinstance(ran, Ready):
-                        result = ran.value
-                    elif isinstance(ran, Vetting):
-                        result = ran.check(await ran.awaitable, ran.fn)
-                        if rec is not None and result is not rec.value:
-                            rec.fn = ran.fn  # noted(), written out
-                    else:
-                        result = await ran
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
                 if rec is not None:
@@ -196,19 +190,13 @@ async def _drive(
                 else:
                     status = settled_status(result)
             # 7 post-execute, on an immutable view
-            if post_fns:
+            if plan.post_execute:
                 stage = state.stage
                 state.stage = "post-execute"
                 result = state.view(result)
-                checked = run_waterfall(post_fns, (ex, result), ACCEPT, check_post, rec)
-                if isinstance(checked, Ready):
-                    post = checked.value
-                elif isinstance(checked, Vetting):
-                    post = checked.check(await checked.awaitable, checked.fn)
-                    if rec is not None and post is not rec.value:
-                        rec.fn = checked.fn  # noted(), written out
-                else:
-                    post = await checked
+                post = await run_waterfall(
+                    plan.post_execute, (ex, result), ACCEPT, check_post, rec
+                )
                 result = apply_post(result, post)
                 if rec is not None:
                     rec.end("post-execute", "default", post)
@@ -243,7 +231,7 @@ async def _drive(
     _set(ex, "_phase", _PHASE_FROZEN)
     if tracers and rec is None:
         rec = Recorder()  # no stage ran: the trace is empty
-    notify(ex, final, observers, tracers, rec)
+    notify(ex, final, plan.result, tracers, rec)
     if want_run:
         return ToolRun(result=final, outcome=outcome, execution=ex)
     return final
