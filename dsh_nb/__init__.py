@@ -31,13 +31,13 @@ if TYPE_CHECKING:
         call,
         load_ipython_extension,
         registry,
-        replay,
         unload_ipython_extension,
     )
     from dsh_nb.notebook.mcpdefaults import (
         connect_mcp,
         serve_mcp,
     )
+    from dsh_nb.notebook.replay import replay
     from dsh_nb.tools import (
         AbortController,
         AbortSignal,
@@ -161,7 +161,7 @@ _PUBLIC = {
     "McpServer": "dsh_nb.mcp.server",
     "McpConnection": "dsh_nb.mcp.client",
     # Third version: a server's journal as cards
-    "replay": _KERNEL,
+    "replay": "dsh_nb.notebook.replay",
 }
 
 __all__ = list(_PUBLIC)
