@@ -159,5 +159,5 @@ def test_one_lazy_loader_serves_every_face() -> None:
 
     for face in (dsh_nb, dsh_nb.mcp, dsh_nb.notebook):
         assert face.__getattr__.__module__ == "dsh_nb._lazy"
-    with pytest.raises(AttributeError, match="module 'dsh_nb.mcp' has no attribute"):
+    with pytest.raises(AttributeError, match=r"module 'dsh_nb\.mcp' has no attribute"):
         dsh_nb.mcp.McpServr  # noqa: B018 - the lookup is the test
