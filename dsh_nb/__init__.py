@@ -1,21 +1,26 @@
 """dsh_nb: a production-grade LLM tool pipeline for Jupyter.
 
-The pipeline (schemas, registry, policies, approvals, timeouts, cards) lives
-in :mod:`dsh_nb.tools` and has no Jupyter imports. The notebook names below
-(``registry``, ``call``, ``dispatch``, the listener decorators and
-``%load_ext dsh_nb``) are imported on first use, so ``import dsh_nb`` in a
-script stays light.
+The names below are design.md's public API, each imported on first use
+from the module that defines it, so ``import dsh_nb`` in a script stays
+light. Everything else is imported from its sub-package: the pipeline's
+other names from :mod:`dsh_nb.tools`, cards from :mod:`dsh_nb.cards`,
+evaluations from :mod:`dsh_nb.evals`. The notebook's helpers
+(``dispatch``, the listener decorators, ``pending_approvals``; see
+:mod:`dsh_nb.notebook`) also answer as ``dsh_nb.X`` in a cell, but are
+not part of ``__all__``.
 """
+
+# ruff: noqa: F401 - the type checkers' view of the names below, which
+# are exported by the table: ``__all__`` is built from it, not written out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dsh_nb._labextension import (
-    _jupyter_labextension_paths as _jupyter_labextension_paths,
+    _jupyter_labextension_paths,
 )
-from dsh_nb.tools import *  # noqa: F403 - the pipeline's public names
-from dsh_nb.tools import __all__ as _TOOLS_ALL
+from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.cards import render_card
@@ -24,76 +29,143 @@ if TYPE_CHECKING:
     from dsh_nb.models import Chat
     from dsh_nb.notebook.extension import (
         call,
-        dispatch,
-        guard,
         load_ipython_extension,
-        on_result,
-        post_execute,
-        pre_execute,
         registry,
-        remove_listener,
-        replay,
         unload_ipython_extension,
     )
-    from dsh_nb.notebook.mcpdefaults import connect_mcp, serve_mcp
-    from dsh_nb.notebook.pending import pending_approvals
+    from dsh_nb.notebook.mcpdefaults import (
+        connect_mcp,
+        serve_mcp,
+    )
+    from dsh_nb.notebook.replay import replay
+    from dsh_nb.tools import (
+        AbortController,
+        AbortSignal,
+        Accept,
+        Agent,
+        Allow,
+        ApprovalError,
+        ApprovalRequest,
+        ApprovalService,
+        Ask,
+        Block,
+        Deny,
+        DiffCallView,
+        DiffResultView,
+        FileDiff,
+        FileLocation,
+        GenericCallView,
+        GenericResultView,
+        HarnessError,
+        OutputSchemaError,
+        SchemaProp,
+        SchemaSpec,
+        SessionLog,
+        TerminalCallView,
+        TerminalResultView,
+        TimeoutPolicy,
+        ToolArgsError,
+        ToolCallKind,
+        ToolDefinition,
+        ToolErrorInfo,
+        ToolExecution,
+        ToolExecutionInput,
+        ToolExecutionResult,
+        ToolNotFoundError,
+        ToolPresenter,
+        ToolRegistry,
+        ToolTimeoutError,
+        assert_supported_output_schema,
+        define_tool,
+        schema_spec_to_json_schema,
+        set_approval_policy,
+        spec_from_signature,
+        tool,
+        validate_args,
+        validate_structured_value,
+    )
 
 __version__ = "0.1.0"
 
-_NOTEBOOK = {
-    "Chat": "dsh_nb.models",
-    "call": "dsh_nb.notebook.extension",
-    "dispatch": "dsh_nb.notebook.extension",
-    "guard": "dsh_nb.notebook.extension",
-    "load_ipython_extension": "dsh_nb.notebook.extension",
-    "on_result": "dsh_nb.notebook.extension",
-    "post_execute": "dsh_nb.notebook.extension",
-    "pre_execute": "dsh_nb.notebook.extension",
-    "remove_listener": "dsh_nb.notebook.extension",
-    "registry": "dsh_nb.notebook.extension",
+_TOOLS = "dsh_nb.tools"
+_KERNEL = "dsh_nb.notebook.extension"
+_MCP = "dsh_nb.notebook.mcpdefaults"  # the kernel's registry when none is given
+
+# design.md's "Public API (importable from dsh_nb)", in its order, then the
+# second and third versions' names it gives as dsh_nb's: the one list.
+_PUBLIC = {
+    # Schema DSL
+    "SchemaProp": _TOOLS,
+    "SchemaSpec": _TOOLS,
+    "schema_spec_to_json_schema": _TOOLS,
+    "validate_args": _TOOLS,
+    "ToolArgsError": _TOOLS,
+    "spec_from_signature": _TOOLS,
+    # Tools
+    "define_tool": _TOOLS,
+    "tool": _TOOLS,
+    "ToolDefinition": _TOOLS,
+    # Registry and scopes
+    "ToolRegistry": _TOOLS,
+    "Agent": _TOOLS,
+    "SessionLog": _TOOLS,
+    # Execution
+    "ToolExecutionInput": _TOOLS,
+    "ToolExecution": _TOOLS,
+    "ToolExecutionResult": _TOOLS,
+    "ToolErrorInfo": _TOOLS,
+    # Decisions
+    "Allow": _TOOLS,
+    "Deny": _TOOLS,
+    "Ask": _TOOLS,
+    "Accept": _TOOLS,
+    "Block": _TOOLS,
+    # Errors (with the timeout and approval ones)
+    "HarnessError": _TOOLS,
+    "ToolNotFoundError": _TOOLS,
+    "OutputSchemaError": _TOOLS,
+    "ToolTimeoutError": _TOOLS,
+    "ApprovalError": _TOOLS,
+    # Approval
+    "ApprovalService": _TOOLS,
+    "ApprovalRequest": _TOOLS,
+    "set_approval_policy": _TOOLS,
+    # Timeouts
+    "AbortController": _TOOLS,
+    "AbortSignal": _TOOLS,
+    "TimeoutPolicy": _TOOLS,
+    # Structured output
+    "assert_supported_output_schema": _TOOLS,
+    "validate_structured_value": _TOOLS,
+    # Presentation
+    "GenericCallView": _TOOLS,
+    "TerminalCallView": _TOOLS,
+    "DiffCallView": _TOOLS,
+    "GenericResultView": _TOOLS,
+    "TerminalResultView": _TOOLS,
+    "DiffResultView": _TOOLS,
+    "FileLocation": _TOOLS,
+    "FileDiff": _TOOLS,
+    "ToolCallKind": _TOOLS,
+    "ToolPresenter": _TOOLS,
+    # Notebook
+    "load_ipython_extension": _KERNEL,
+    "unload_ipython_extension": _KERNEL,
+    "registry": _KERNEL,
+    "call": _KERNEL,
     "render_card": "dsh_nb.cards",
-    "replay": "dsh_nb.notebook.extension",
-    "unload_ipython_extension": "dsh_nb.notebook.extension",
-    # MCP: the SDK and uvicorn load only when a server starts.
-    "pending_approvals": "dsh_nb.notebook.pending",
-    "McpConnection": "dsh_nb.mcp.client",
+    # Second version: a model in the loop, MCP
+    "Chat": "dsh_nb.models",
+    "serve_mcp": _MCP,
+    "connect_mcp": _MCP,
     "McpServer": "dsh_nb.mcp.server",
-    # The kernel's registry by default: the notebook's wrappers.
-    "connect_mcp": "dsh_nb.notebook.mcpdefaults",
-    "serve_mcp": "dsh_nb.notebook.mcpdefaults",
+    "McpConnection": "dsh_nb.mcp.client",
+    # Third version: a server's journal as cards
+    "replay": "dsh_nb.notebook.replay",
 }
 
+__all__ = list(_PUBLIC)
 
-def __getattr__(name: str) -> Any:
-    # Notebook names import IPython and ipywidgets: only when asked for.
-    module = _NOTEBOOK.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dsh_nb' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    *_TOOLS_ALL,
-    "Chat",
-    "McpConnection",
-    "McpServer",
-    "call",
-    "connect_mcp",
-    "dispatch",
-    "guard",
-    "load_ipython_extension",
-    "on_result",
-    "pending_approvals",
-    "post_execute",
-    "pre_execute",
-    "remove_listener",
-    "registry",
-    "render_card",
-    "replay",
-    "serve_mcp",
-    "unload_ipython_extension",
-]
+__getattr__, __dir__ = lazy_face(
+    __name__, _PUBLIC, home=True, fallback="dsh_nb.notebook"
+)

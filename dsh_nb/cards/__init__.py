@@ -18,14 +18,19 @@ magics' tables), :mod:`~.arguments` (a call's arguments for the prompt).
 
 from __future__ import annotations
 
-from dsh_nb.cards.bundle import ToolCard, render_card
-from dsh_nb.cards.model import (
-    CARD_MIME,
-    STATUSES,
-    CardLimits,
-    CardModel,
-    TraceEntry,
-)
+from typing import TYPE_CHECKING
+
+from dsh_nb._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from dsh_nb.cards.bundle import ToolCard, render_card
+    from dsh_nb.cards.model import (
+        CARD_MIME,
+        STATUSES,
+        CardLimits,
+        CardModel,
+        TraceEntry,
+    )
 
 __all__ = [
     "CARD_MIME",
@@ -36,3 +41,16 @@ __all__ = [
     "TraceEntry",
     "render_card",
 ]
+
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "ToolCard": "dsh_nb.cards.bundle",
+        "render_card": "dsh_nb.cards.bundle",
+        "CARD_MIME": "dsh_nb.cards.model",
+        "STATUSES": "dsh_nb.cards.model",
+        "CardLimits": "dsh_nb.cards.model",
+        "CardModel": "dsh_nb.cards.model",
+        "TraceEntry": "dsh_nb.cards.model",
+    },
+)

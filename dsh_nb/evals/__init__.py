@@ -11,31 +11,36 @@ single-turn categories as cases graded the way BFCL grades them.
 
 from __future__ import annotations
 
-from dsh_nb.evals.case import Case
-from dsh_nb.evals.compare import CasePair, Comparison
-from dsh_nb.evals.expect import (
-    ANY,
-    ActualCall,
-    ArgMatcher,
-    Expectation,
-    ExpectedCall,
-    ExpectedCalls,
-    Grade,
-    NoCall,
-    call,
-    calls,
-    expected_names,
-    grade,
-    maybe,
-    no_call,
-    one_of,
-)
-from dsh_nb.evals.progress import EvalProgress, TextProgress
-from dsh_nb.evals.recording import ReplayError
-from dsh_nb.evals.report import CaseInfo, EvalReport
-from dsh_nb.evals.runner import run_eval
-from dsh_nb.evals.stats import Rate
-from dsh_nb.evals.trial import CallRecord, TrialResult
+from typing import TYPE_CHECKING
+
+from dsh_nb._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from dsh_nb.evals.case import Case
+    from dsh_nb.evals.compare import CasePair, Comparison
+    from dsh_nb.evals.expect import (
+        ANY,
+        ActualCall,
+        ArgMatcher,
+        Expectation,
+        ExpectedCall,
+        ExpectedCalls,
+        Grade,
+        NoCall,
+        call,
+        calls,
+        expected_names,
+        grade,
+        maybe,
+        no_call,
+        one_of,
+    )
+    from dsh_nb.evals.progress import EvalProgress, TextProgress
+    from dsh_nb.evals.recording import ReplayError
+    from dsh_nb.evals.report import CaseInfo, EvalReport
+    from dsh_nb.evals.runner import run_eval
+    from dsh_nb.evals.stats import Rate
+    from dsh_nb.evals.trial import CallRecord, TrialResult
 
 __all__ = [
     "ANY",
@@ -66,3 +71,36 @@ __all__ = [
     "one_of",
     "run_eval",
 ]
+
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "Case": "dsh_nb.evals.case",
+        "CasePair": "dsh_nb.evals.compare",
+        "Comparison": "dsh_nb.evals.compare",
+        "ANY": "dsh_nb.evals.expect",
+        "ActualCall": "dsh_nb.evals.expect",
+        "ArgMatcher": "dsh_nb.evals.expect",
+        "Expectation": "dsh_nb.evals.expect",
+        "ExpectedCall": "dsh_nb.evals.expect",
+        "ExpectedCalls": "dsh_nb.evals.expect",
+        "Grade": "dsh_nb.evals.expect",
+        "NoCall": "dsh_nb.evals.expect",
+        "call": "dsh_nb.evals.expect",
+        "calls": "dsh_nb.evals.expect",
+        "expected_names": "dsh_nb.evals.expect",
+        "grade": "dsh_nb.evals.expect",
+        "maybe": "dsh_nb.evals.expect",
+        "no_call": "dsh_nb.evals.expect",
+        "one_of": "dsh_nb.evals.expect",
+        "EvalProgress": "dsh_nb.evals.progress",
+        "TextProgress": "dsh_nb.evals.progress",
+        "ReplayError": "dsh_nb.evals.recording",
+        "CaseInfo": "dsh_nb.evals.report",
+        "EvalReport": "dsh_nb.evals.report",
+        "run_eval": "dsh_nb.evals.runner",
+        "Rate": "dsh_nb.evals.stats",
+        "CallRecord": "dsh_nb.evals.trial",
+        "TrialResult": "dsh_nb.evals.trial",
+    },
+)

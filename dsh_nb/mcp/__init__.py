@@ -6,7 +6,9 @@ extra) is imported only when a server starts or a connection opens.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.mcp.client import McpConnection, connect_mcp
@@ -14,20 +16,12 @@ if TYPE_CHECKING:
 
 __all__ = ["McpConnection", "McpServer", "connect_mcp", "serve_mcp"]
 
-_WHERE = {
-    "McpConnection": "dsh_nb.mcp.client",
-    "connect_mcp": "dsh_nb.mcp.client",
-    "McpServer": "dsh_nb.mcp.server",
-    "serve_mcp": "dsh_nb.mcp.server",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dsh_nb.mcp' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "McpConnection": "dsh_nb.mcp.client",
+        "connect_mcp": "dsh_nb.mcp.client",
+        "McpServer": "dsh_nb.mcp.server",
+        "serve_mcp": "dsh_nb.mcp.server",
+    },
+)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from dsh_nb.models import wire
 from dsh_nb.notebook.rewrite import (
     Helper,
     can_await,
@@ -84,6 +83,8 @@ def parse_call(state: KernelState, line: str, cell: str | None = None) -> CallRe
         )
     if state.registry.get(name, state.agent) is None:
         raise _unknown_tool(state, name)
+    from dsh_nb.models import wire  # loaded by the first call, not the load
+
     arguments, problem = wire.parse_arguments(rest if cell is None else cell)
     if problem is not None:
         raise UsageError(f"invalid JSON arguments for {name!r}: {problem}")

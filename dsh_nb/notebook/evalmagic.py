@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-from dsh_nb.evals.progress import EvalProgress, TextProgress
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.rewrite import (
     Helper,
@@ -34,51 +32,13 @@ from dsh_nb.notebook.rewrite import (
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from dsh_nb.evals.progress import EvalProgress
     from dsh_nb.evals.report import EvalReport
-    from dsh_nb.evals.trial import TrialResult
     from dsh_nb.notebook.state import KernelState
 
-__all__ = ["HELPER", "EvalMagics", "WidgetProgress", "install"]
+__all__ = ["HELPER", "EvalMagics", "install"]
 
 HELPER = "__dsh_nb_tool_eval__"
-
-
-class WidgetProgress(EvalProgress):
-    """A progress bar and the pass rate so far, updated at most 10 times/s."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        import ipywidgets as widgets
-        from IPython.display import display
-
-        show: Callable[..., Any] = display
-        self.bar = widgets.IntProgress(value=0, min=0, max=1, description="tool_eval")
-        self.label = widgets.Label(value="starting")
-        self.box = widgets.HBox([self.bar, self.label])
-        self._last = 0.0
-        show(self.box)
-
-    def _show(self) -> None:
-        self.bar.value = len(self.results)
-        self.label.value = self.line()
-
-    def start(self, total: int) -> None:
-        super().start(total)
-        self.bar.max = max(total, 1)
-        self._show()
-
-    def trial(self, result: TrialResult) -> None:
-        super().trial(result)
-        now = time.monotonic()
-        if now - self._last >= 0.1:
-            self._last = now
-            self._show()
-
-    def end(self, *, interrupted: bool) -> None:
-        self._show()
-        self.bar.bar_style = "warning" if interrupted else "success"
-        if interrupted:
-            self.label.value = self.line() + " (interrupted)"
 
 
 @magics_class
@@ -166,8 +126,12 @@ class EvalMagics(Magics):
         from dsh_nb.notebook.frontend import is_interactive
 
         if is_interactive(self.state.config.frontend):
+            from dsh_nb.notebook.evalprogress import WidgetProgress
+
             return WidgetProgress()
         import sys
+
+        from dsh_nb.evals.progress import TextProgress
 
         return TextProgress(sys.stdout, interval=2.0)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.models import wire
 from dsh_nb.notebook import current
 from dsh_nb.notebook.current import current_state
 from dsh_nb.notebook.listeners import (
@@ -24,7 +23,6 @@ from dsh_nb.notebook.listeners import (
     pre_execute,
     remove_listener,
 )
-from dsh_nb.notebook.replay import replay
 from dsh_nb.notebook.state import KernelState
 from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.runner import DoorCall, answer_calls
@@ -47,7 +45,6 @@ __all__ = [
     "pre_execute",
     "remove_listener",
     "registry",
-    "replay",
     "unload_ipython_extension",
 ]
 
@@ -168,6 +165,8 @@ async def dispatch(
         ``tool_result`` block per call, then the context as ``text`` blocks;
         send them as the ``content`` of the next user message.
     """
+    from dsh_nb.models import wire  # the model's message forms, at first use
+
     state = current_state()
     anthropic = wire.message_format(message_or_tool_calls) == "anthropic"
     calls = wire.parse_tool_calls(message_or_tool_calls)

@@ -35,7 +35,6 @@ from dsh_nb.cards.listing import (
     format_ms,
     parameters_summary,
 )
-from dsh_nb.models import wire
 from dsh_nb.notebook.callmagic import CallTransformer, parse_call
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.rewrite import remove_magics
@@ -232,6 +231,8 @@ class ToolMagics(Magics):
         schemas = state.registry.schemas(state.agent)
         if args.strict and chosen != ["openai"]:
             raise UsageError("%tools --strict goes with --openai")
+        from dsh_nb.models import wire  # a model's wire forms, when asked for
+
         if chosen == ["openai"]:
             try:
                 return JsonListing(wire.to_openai_tools(schemas, strict=args.strict))

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.kernelrunner import KernelRunner
-from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.audit.approval import ApprovalService
 from dsh_nb.tools.audit.journal import set_max_result_bytes
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_nb.notebook.config import DshConfig
+    from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.execution import (
@@ -245,6 +245,10 @@ class KernelState:
         if call_id is None:
             self._calls += 1
             call_id = f"call-{self._calls}"
+        # The live card (and the card model it draws) loads with the first
+        # call, not with the extension.
+        from dsh_nb.notebook.live import LiveCall
+
         return LiveCall(
             self,
             name,

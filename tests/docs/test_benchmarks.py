@@ -164,3 +164,18 @@ def test_bfcl_grading_benchmark_prints_the_simple_python_figure() -> None:
         out,
         re.M,
     ), out
+
+
+def test_load_benchmark_sets_the_load_against_import_ipywidgets() -> None:
+    out = run(str(BENCHMARKS / "load.py"), "--kernels", "1", "--load-only")
+    assert re.search(
+        r"^  median: \d+\.\d ms \(target <= 150 ms: (OK|OVER)\)$", out, re.M
+    )
+    for label in ("round trip", "wall in kernel", "CPU in kernel"):
+        assert re.search(
+            rf"^  median {label}: %load_ext \d+\.\d ms, import ipywidgets "
+            r"\d+\.\d ms \((OK|OVER)\)$",
+            out,
+            re.M,
+        ), out
+    assert "call overhead" not in out  # --load-only

@@ -103,6 +103,21 @@ def test_every_public_name_is_listed_with_an_example() -> None:
         assert what and example.startswith("`"), (name, cells)
 
 
+def test_names_outside_the_face_are_listed_under_their_package() -> None:
+    import dsh_nb.notebook
+    import dsh_nb.tools
+
+    for title, package in (
+        ("More of the pipeline (`dsh_nb.tools`)", dsh_nb.tools),
+        ("Notebook helpers (`dsh_nb.notebook`)", dsh_nb.notebook),
+    ):
+        rows = _rows(_section(title))
+        expected = set(package.__all__) - set(dsh_nb.__all__)
+        assert expected, f"{package.__name__} exports nothing of its own"
+        assert sorted(expected - set(rows)) == [], f"document these under {title}"
+        assert sorted(set(rows) - expected) == [], f"not {package.__name__}'s own"
+
+
 def test_other_modules_rows_name_real_objects() -> None:
     rows = _rows(_section("Other modules"))
     for dotted, cells in rows.items():

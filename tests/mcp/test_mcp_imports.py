@@ -35,8 +35,9 @@ def test_importing_dsh_nb_mcp_is_light_and_jupyter_free():
         f"bad = [b for b in {BANNED!r} if b in sys.modules]\n"
         "assert not bad, bad\n"
         "import dsh_nb\n"
-        "assert dsh_nb.serve_mcp.__module__ == 'dsh_nb.notebook.mcpdefaults'\n"
-        "assert dsh_nb.connect_mcp.__module__ == 'dsh_nb.notebook.mcpdefaults'\n"
+        "import dsh_nb.notebook.mcpdefaults as kernel_defaults\n"
+        "assert dsh_nb.serve_mcp is kernel_defaults.serve_mcp\n"
+        "assert dsh_nb.connect_mcp is kernel_defaults.connect_mcp\n"
         f"bad = [b for b in {BANNED!r} if b in sys.modules]\n"
         "assert not bad, bad\n"
     )

@@ -72,7 +72,7 @@ def test_replay_matches_the_live_cards(ip: InteractiveShell, tmp_path: Path) -> 
     run(ip, TOOLS)
     run(ip, ADD)
     ip.user_ns["path"] = str(path)
-    cell = run(ip, "import dsh_nb.notebook.extension as ext\ncards = ext.replay(path)")
+    cell = run(ip, "import dsh_nb\ncards = dsh_nb.replay(path)")
     assert cell.error is None
     shown = [o["data"][CARD_MIME] for o in cell.outputs]
     assert shown == live
