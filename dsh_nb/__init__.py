@@ -166,6 +166,4 @@ _PUBLIC = {
 
 __all__ = list(_PUBLIC)
 
-__getattr__, __dir__ = lazy_face(
-    __name__, _PUBLIC, home=True, fallback="dsh_nb.notebook"
-)
+__getattr__, __dir__ = lazy_face(__name__, _PUBLIC, fallback="dsh_nb.notebook")

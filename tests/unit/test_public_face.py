@@ -11,7 +11,6 @@ import pickle
 import subprocess
 import sys
 import types
-import typing
 
 import pytest
 
@@ -120,24 +119,18 @@ def test_notebook_helpers_answer_in_a_cell_but_are_not_public() -> None:
     assert dsh_nb.guard.__module__ == "dsh_nb.notebook.listeners"
 
 
-def test_public_classes_and_functions_report_dsh_nb_as_their_module() -> None:
-    homed = [
-        name
-        for name in DESIGN
-        if isinstance(getattr(dsh_nb, name), type | types.FunctionType)
-    ]
-    assert len(homed) == len(DESIGN) - 1  # SchemaSpec is a type alias
-    assert {getattr(dsh_nb, name).__module__ for name in homed} == {"dsh_nb"}
-    for name in homed:
+def test_public_names_keep_the_module_that_defines_them() -> None:
+    # Set lazily on first access, a borrowed ``__module__`` made a class's
+    # name in messages depend on which door touched it first, and broke
+    # pydantic's and typing's reading of string annotations: each keeps
+    # its own.
+    for name in DESIGN:
         value = getattr(dsh_nb, name)
-        assert pickle.loads(pickle.dumps(value)) is value
-        if isinstance(value, type):
-            typing.get_type_hints(value)  # annotations still resolve
-    result = dsh_nb.ToolExecutionResult(call_id="c1", content=[], is_error=False)
-    assert pickle.loads(pickle.dumps(result)) == result
-    assert typing.get_type_hints(dsh_nb.ToolExecution)["_agent"] == (
-        dsh_nb.Agent | None
-    )
+        if isinstance(value, type | types.FunctionType):
+            module = sys.modules[value.__module__]
+            assert value.__module__.startswith("dsh_nb."), name
+            assert getattr(module, value.__name__) is value
+            assert pickle.loads(pickle.dumps(value)) is value
 
 
 def test_import_dsh_nb_loads_only_the_face() -> None:
