@@ -21,7 +21,6 @@ from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, va
 from traitlets.config import Config, Configurable
 
 from dsh_nb.tools.audit.approval import set_approval_policy
-from dsh_nb.tools.audit.journal import set_max_result_bytes
 from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
 from dsh_nb.tools.running.abort import is_positive_finite
 
@@ -134,31 +133,40 @@ class DshConfig(Configurable):
             )
         return value  # type: ignore[no-any-return]
 
-    def _load_config(
-        self,
-        cfg: Config,
-        section_names: list[str] | None = None,
-        traits: dict[str, Any] | None = None,
-    ) -> None:
-        """Apply each configured value on its own; a rejected one changes nothing.
+    @classmethod
+    def from_shell(cls, shell: Any) -> DshConfig:
+        """The settings for ``shell``, each configured value applied on its own.
 
-        traitlets applies a config section in one go and raises on the first
-        bad value, which ``%config`` only logs, after the shell has merged the
-        value into its own config; the next ``DshConfig(parent=shell)`` (a
-        ``%reload_ext``) would raise again. Here each value is its own
-        transaction: rejected, it is reported in one line and replaced by the
-        value in force, in this object's config and in the parent's.
+        Built empty, then given the shell's ``DshConfig`` section through
+        :meth:`update_config`, so a bad value in ``ipython_config.py`` is
+        reported and skipped instead of failing the whole ``%load_ext``.
         """
-        if traits is None:
-            traits = self.traits(config=True)
-        mine = self._find_my_config(cfg)
-        for name, value in mine.items():
-            single = Config({type(self).__name__: {name: value}})
+        config = cls(parent=shell, config=Config())
+        parent_config = getattr(shell, "config", None)
+        if isinstance(parent_config, Config):
+            config.update_config(parent_config)
+        return config
+
+    def update_config(self, config: Config) -> None:
+        """Apply each value of this class's section as its own transaction.
+
+        traitlets applies a section in one go and rolls all of it back on
+        the first rejected value, which ``%config`` only logs after the shell
+        has merged the value into its own config; the next load would then
+        raise again. Here a value the trait, a ``@validate`` or an
+        ``@observe`` refuses is reported in one line, the value in force
+        stays, and the rejected one is struck from the configs that hold it.
+        """
+        section = type(self).__name__
+        if section not in config:
+            return
+        traits = self.traits(config=True)
+        for name, value in dict(config[section]).items():
             before = getattr(self, name) if name in traits else None
             try:
-                super()._load_config(single, section_names, traits)
+                super().update_config(Config({section: {name: value}}))
             except Exception as exc:  # noqa: BLE001 - a rejected value is reported
-                if name in traits and getattr(self, name) != before:
+                if name in traits and getattr(self, name) is not before:
                     # An observer refused it after the trait took it: undo.
                     setattr(self, name, before)
                 self._reject(name, value, exc)
@@ -192,7 +200,7 @@ class DshConfig(Configurable):
         if isinstance(parent_config, Config):
             holders.append(parent_config)
         for config in holders:
-            if config._has_section(section) and name in config[section]:
+            if section in config and name in config[section]:
                 config[section][name] = deepcopy(kept)
 
     @observe("approval_policy")
@@ -203,8 +211,9 @@ class DshConfig(Configurable):
 
     @observe("max_result_bytes")
     def _result_bound_changed(self, change: Any) -> None:
+        # The bound's home is the session, which the journal and the card read.
         if self.session is not None:
-            set_max_result_bytes(self.session, change["new"])
+            self.session.max_result_bytes = change["new"]
 
     def card_limits(self) -> CardLimits:
         """The card size limits these settings describe."""

@@ -59,7 +59,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
     from dsh_nb.notebook import magics, redaction
     from dsh_nb.notebook.config import DshConfig
 
-    config = DshConfig(parent=ip)
+    config = DshConfig.from_shell(ip)
     state = KernelState(ip, config)
     try:
         state.install()

@@ -413,7 +413,7 @@ class LiveCall:
         if outcome.approval is not None:
             self._approval = outcome.approval
         # The card keeps a bounded copy; the caller gets the result whole.
-        shown, _ = bound_result(result, state.config.max_result_bytes)
+        shown, _ = bound_result(result, state.agent.session.max_result_bytes)
         with interrupt.presenting():
             view = state.presenter.present_result(self.call_id, shown)
         self._result_view = still_running(view) if outcome.body_running else view

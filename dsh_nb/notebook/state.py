@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
 from dsh_nb.tools.audit.approval import ApprovalService
-from dsh_nb.tools.audit.journal import set_max_result_bytes
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.execution import Allow, Ask, Deny
 from dsh_nb.tools.presenter import ToolPresenter
@@ -81,7 +80,7 @@ class KernelState:
         self.registry.approval = ApprovalService(policy=config.approval_policy)
         self.agent = Agent("notebook", cwd=os.getcwd())
         config.session = self.agent.session
-        set_max_result_bytes(self.agent.session, config.max_result_bytes)
+        self.agent.session.max_result_bytes = config.max_result_bytes
         self.presenter = ToolPresenter(self.registry)
         self.runner = KernelRunner(self)
         self.live_calls: dict[str, LiveCall] = {}

@@ -445,3 +445,26 @@ def test_remove_listener_undoes_a_decorated_stage(ip: InteractiveShell) -> None:
     assert dsh_nb.remove_listener(ip.user_ns["no_echo"]) == 0
     run(ip, "r2 = await dsh_nb.call('echo', text='hi')")
     assert ip.user_ns["r2"].text == "hi"
+
+
+def test_max_result_bytes_is_the_sessions_bound_for_journal_and_card(
+    ip: InteractiveShell,
+) -> None:
+    state = extension.current_state()
+    run(ip, "%config DshConfig.max_result_bytes = 1000")
+    assert state.agent.session.max_result_bytes == 1000
+    run(ip, "%%tool\ndef big() -> str:\n    return 'z' * 50_000\n")
+    cell = run(ip, "%call big {}")
+    shown = cell.cards()[-1]["result"]["content"]
+    assert "the caller received it whole" in shown[-1]["text"]
+    [event] = [
+        e
+        for e in state.agent.session.events
+        if e["type"] == "tool/result" and e["data"]["resultBytes"] > 50_000
+    ]
+    assert (
+        sum(len(b.get("text", "")) for b in event["data"]["result"]["content"]) < 1200
+    )
+    bad = run(ip, "%config DshConfig.max_result_bytes = 0")
+    assert "rejected 0" in bad.stderr
+    assert state.agent.session.max_result_bytes == 1000

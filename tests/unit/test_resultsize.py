@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from dsh_nb.cards import CARD_MIME, CardModel, render_card
 from dsh_nb.tools import Agent, ToolExecutionInput, ToolRegistry, define_tool
-from dsh_nb.tools.audit.journal import set_max_result_bytes
 from dsh_nb.tools.audit.resultsize import bound_content, content_size
 from dsh_nb.tools.jsonvalue import FrozenDict
 from dsh_nb.tools.presentation import GenericResultView
@@ -43,7 +44,7 @@ def test_the_journal_keeps_a_bounded_copy_and_the_caller_the_whole() -> None:
         )
     )
     agent = Agent("a")
-    set_max_result_bytes(agent.session, 1_000)
+    agent.session.max_result_bytes = 1_000
     result = asyncio.run(
         registry.execute(
             ToolExecutionInput(call_id="c1", name="big", arguments={}, agent=agent)
@@ -79,3 +80,12 @@ def test_the_card_json_is_bounded_with_a_visible_marker() -> None:
     blocks = render_card(many).data[CARD_MIME]["result"]["content"]
     assert len(blocks) == 401
     assert blocks[-1]["notice"] == "truncated: 9,600 more content blocks not shown"
+
+
+def test_the_bound_lives_on_the_session_and_refuses_a_bad_value() -> None:
+    session = Agent("a").session
+    session.max_result_bytes = 2_048
+    for bad in (0, -1, 1.5, True, "10"):
+        with pytest.raises(ValueError, match="max_result_bytes must be a positive int"):
+            session.max_result_bytes = bad  # type: ignore[assignment]
+    assert session.max_result_bytes == 2_048

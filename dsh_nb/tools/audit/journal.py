@@ -65,7 +65,6 @@ __all__ = [
     "record_result",
     "record_unrun",
     "result_json",
-    "set_max_result_bytes",
     "turn",
 ]
 
@@ -95,10 +94,7 @@ def record_call(
     keys, then its values in the same order: for flat arguments the entry
     is then one tuple of atoms, which the collector stops tracking (see
     :func:`dsh_nb.tools.audit.session.defer`); a dict, even a plain copy, would
-    keep its entry tracked for good. Iterating the object itself rather
-    than ``keys()`` saves 600 instructions a call; items (a pair tuple per
-    key) cost 300 less for two keys but 500 more for ten, and one tracked
-    object per key (valgrind, 2026-12-01).
+    keep its entry tracked for good.
     """
     if type(arguments) is FrozenDict:
         session._append_deferred(
@@ -140,19 +136,6 @@ def result_json(result: ToolExecutionResult) -> FrozenDict:
     return FrozenDict(out)
 
 
-def set_max_result_bytes(session: SessionLog, max_bytes: int) -> None:
-    """Keep at most ``max_bytes`` of each result's content in ``session``.
-
-    A bigger result is still returned whole to its caller; the log keeps a
-    cut copy and the full size (``resultBytes``), so a 100 MB result does
-    not stay in memory for the session. The default is
-    :data:`~dsh_nb.tools.audit.resultsize.DEFAULT_MAX_RESULT_BYTES`.
-    """
-    if type(max_bytes) is not int or max_bytes < 1:
-        raise ValueError(f"max_bytes must be a positive int; got {max_bytes!r}")
-    session._max_result_bytes = max_bytes
-
-
 def record_result(
     session: SessionLog,
     result: ToolExecutionResult,
@@ -165,17 +148,15 @@ def record_result(
     the pipeline built from it (one text block and nothing else), so only
     its size needs checking.
     """
-    limit = session._max_result_bytes
+    limit = session.max_result_bytes
     if said is None:
         text = lone_text(result, limit)
-    else:  # lone_text's size rule, written out: its call cost 0.01 of the
-        # traced/bare ratio (4 alternating runs of pipeline.py, 2026-12-01)
+    else:  # lone_text's size rule, for the text the tool returned
         text = said if _UTF8_MAX * len(said) + _TEXT_BLOCK_KEYS <= limit else None
     if text is not None:
         # One small text block and nothing else, the common result: kept as
         # atoms (see record_call), not as the result's four objects; when
-        # the call is done with no approval asked, as its text alone (600
-        # instructions and 48 bytes less a call, valgrind, 2026-12-01).
+        # the call is done with no approval asked, as its text alone.
         if outcome is DONE and result.is_error is False:
             session._append_deferred((_DONE_TEXT, result.call_id, text))
             return

@@ -56,8 +56,7 @@ def _size(value: Any) -> int:
                 else len(item)
             )
         # dict and list first: the content is frozen JSON, and the Mapping
-        # ABC's check costs about 1 µs per call for the common one-block
-        # result (measured 2026-12-01 with a full journaled call).
+        # ABC's check is the slow one.
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -78,9 +77,8 @@ def surely_fits(content: Sequence[Any], max_bytes: int) -> bool:
 
     A str of n characters is at most 4n UTF-8 bytes, and a text block's
     keys and kind add 12: the common small result is settled in a few
-    steps (the full walk cost about 1.3 µs per journaled call, measured
-    2026-12-01 with ``benchmarks/pipeline.py``'s ``add``). Anything else
-    answers False and is counted exactly.
+    steps, without the full walk. Anything else answers False and is
+    counted exactly.
     """
     left = max_bytes
     try:
@@ -103,8 +101,7 @@ def lone_text(result: ToolExecutionResult, max_bytes: int) -> str | None:
 
     None for anything else: an error, context, meta, other or more blocks.
     The journal asks this of every result, so it is one straight check
-    rather than :func:`surely_fits`'s loop: 1,900 against 4,600
-    instructions per call (valgrind, 2026-12-01).
+    rather than :func:`surely_fits`'s loop.
     """
     content = result.content
     if (

@@ -68,14 +68,31 @@ class SessionLog:
         # and "what is the policy?" on every call, in O(1), not by scanning.
         # Deferred entries are indexed only when something asks or a built
         # event follows them (from _unindexed_from on): the journal's two
-        # appends per call then skip the index, about 850 instructions of a
-        # journaled call (valgrind, 2026-12-01).
+        # appends per call then skip the index.
         self._last: dict[str, int] = {}
         self._unindexed_from = 0
-        # What the journal keeps of each result (journal.set_max_result_bytes).
         self._max_result_bytes = DEFAULT_MAX_RESULT_BYTES
         for event in events:
             self._record(self._freeze(event.get("type"), event.get("data", {})))
+
+    @property
+    def max_result_bytes(self) -> int:
+        """Bytes of each result's content the log (and a card) keeps.
+
+        The one home of the bound: the journal reads it for every result,
+        the notebook's card reads it, and ``%config
+        DshConfig.max_result_bytes`` writes it. A bigger result is still
+        returned whole to its caller; the log keeps a cut copy and the full
+        size (``resultBytes``), so a 100 MB result does not stay in memory
+        for the session.
+        """
+        return self._max_result_bytes
+
+    @max_result_bytes.setter
+    def max_result_bytes(self, value: int) -> None:
+        if type(value) is not int or value < 1:
+            raise ValueError(f"max_result_bytes must be a positive int; got {value!r}")
+        self._max_result_bytes = value
 
     @staticmethod
     def _freeze(type_: object, data: object) -> FrozenDict:
@@ -144,9 +161,7 @@ class SessionLog:
         # values, so building later gives exactly the event building now
         # would, and a call pays for the event objects only if someone
         # reads the log. With listeners attached the event is built and
-        # delivered at once. Without, it is the list's own append: 450
-        # instructions less per journal entry than a method that checks for
-        # listeners (valgrind, 2026-12-01).
+        # delivered at once. Without, it is the list's own append.
         self._append_deferred: Callable[[_Deferred], None] = (
             self._append_built if self._listeners else self._events.append
         )
