@@ -7,7 +7,6 @@ result it can correct from, and the body never sees bad input.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -147,11 +146,9 @@ def define_tool(
             ) from None
         validator = schema.compile_json_schema_validator(json_schema)
     else:
-        # check_spec returns a copy of its own, so later edits to the
-        # author's spec are not seen by the schema or by the check.
         spec = schema.check_spec(parameters, tool_name=name)
         json_schema = schema.schema_spec_to_json_schema(spec)
-        validator = functools.partial(schema.validate_args, spec)
+        validator = schema.args_validator(spec)
 
     body = execute
     if _positional_arity(execute) == 1:

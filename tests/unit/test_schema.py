@@ -14,6 +14,7 @@ from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList, snapshot_json
 from dsh_nb.tools.schema import (
     SchemaProp,
+    args_validator,
     check_spec,
     compile_json_schema_validator,
     schema_spec_to_json_schema,
@@ -507,6 +508,29 @@ def test_a_tools_check_is_detached_from_later_spec_edits() -> None:
         '"a" must be a string',
         '"o.x" must be a number',
         'missing required property "b"',
+    ]
+
+
+def test_args_validator_reads_the_spec_once() -> None:
+    enum = ["a"]
+    props: dict[str, Any] = {"x": {"type": "number", "required": True}}
+    spec: dict[str, Any] = {
+        "e": {"type": "string", "enum": enum},
+        "o": {"type": "object", "properties": props},
+    }
+    validator = args_validator(spec)
+    enum.append("b")
+    props["y"] = {"type": "string", "required": True}
+    spec["z"] = {"type": "string", "required": True}
+    args = {"e": "b", "o": {"x": "1"}}
+    assert validator(args) == [
+        '"e" must be one of ["a"]',
+        '"o.x" must be a number',
+    ]
+    assert validate_args(spec, args) == [
+        '"o.x" must be a number',
+        'missing required property "o.y"',
+        'missing required property "z"',
     ]
 
 

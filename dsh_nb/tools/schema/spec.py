@@ -4,16 +4,18 @@ A :data:`SchemaSpec` is the one description of a tool's parameters. It
 converts to the JSON Schema the model sees (:func:`schema_spec_to_json_schema`)
 and validates what the model sends back with the same semantics
 (:func:`validate_args`, contract §1.3). ``validate_args`` is the one
-implementation of those checks: ``define_tool`` runs it on every call over
-the copy of the spec that :func:`check_spec` (``_speccheck.py``) judged at
-definition time. This module is the one place to import the DSL from; it
-also re-exports :func:`compile_json_schema_validator` (``_rawschema.py``),
-which serves raw JSON Schema parameters. The DSL's values live in
-``_dsl.py``, so none of these modules imports another in a cycle.
+implementation of those checks: ``define_tool`` judges a spec once with
+:func:`check_spec` (``_speccheck.py``) and runs ``validate_args`` on every
+call over a copy read once (:func:`args_validator`). This module is the
+one place to import the DSL from; it also re-exports
+:func:`compile_json_schema_validator` (``_rawschema.py``), which serves raw
+JSON Schema parameters. The DSL's values live in ``_dsl.py``, so none of
+these modules imports another in a cycle.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NoReturn, TypeAlias
 
@@ -38,6 +40,7 @@ __all__ = [
     "SchemaProp",
     "SchemaSpec",
     "Validator",
+    "args_validator",
     "check_spec",
     "compile_json_schema_validator",
     "schema_spec_to_json_schema",
@@ -107,7 +110,7 @@ def validate_args(spec: SchemaSpec, args: object) -> list[str]:
 
     Total over ``args``. Raises only for a malformed spec (unknown type),
     when a value reaches the prop that has it. Reads ``spec`` on every
-    call: ``define_tool`` hands it a copy of its own.
+    call; :func:`args_validator` reads it once.
     """
     if not issubclass(type(args), dict):
         return [_NOT_OBJECT]
@@ -121,7 +124,40 @@ def validate_args(spec: SchemaSpec, args: object) -> list[str]:
     return errors
 
 
+def args_validator(spec: SchemaSpec) -> Validator:
+    """Return :func:`validate_args` over ``spec`` read once (a detached copy).
+
+    ``define_tool`` validates every call with it, over the spec
+    :func:`check_spec` returned. Later edits to ``spec`` are not seen. The
+    spec is read whole here, so a malformed part of one ``check_spec``
+    never saw may raise here rather than when a value reaches it.
+    """
+    read: Any = _read_spec(spec)
+    return functools.partial(validate_args, read)
+
+
 _Fields: TypeAlias = tuple[Any, bool, Any, Any, Any, Any]
+
+
+class _ReadProp(tuple):  # type: ignore[type-arg]
+    """A prop as :func:`_fields` reads it, kept so a walk need not read it again."""
+
+    __slots__ = ()
+
+
+def _read_spec(spec: SchemaSpec) -> dict[Any, _ReadProp]:
+    return {key: _read_prop(raw) for key, raw in spec.items()}
+
+
+def _read_prop(raw: object) -> _ReadProp:
+    kind, required, enum, properties, items, bare = _fields(raw)
+    if isinstance(enum, list):
+        enum = tuple(enum)
+    if properties is not None:
+        properties = _read_spec(properties)
+    if items is not None:
+        items = _read_prop(items)
+    return _ReadProp((kind, required, enum, properties, items, bare))
 
 
 def _fields(raw: object) -> _Fields:
@@ -162,10 +198,11 @@ _EXACT: Final[dict[type, str]] = {
 
 
 def _walk_spec(
-    spec: SchemaSpec, obj: dict[Any, Any], prefix: str | None, errors: list[str]
+    spec: Mapping[Any, Any], obj: dict[Any, Any], prefix: str | None, errors: list[str]
 ) -> None:
+    """Check ``obj`` against ``spec``, an author's or one :func:`_read_spec` read."""
     for key, raw in spec.items():
-        fields = _fields(raw)
+        fields = raw if type(raw) is _ReadProp else _fields(raw)
         value = _dict_get(obj, key, _MISSING)
         if value is _MISSING:
             if fields[1]:
@@ -181,7 +218,10 @@ def _walk_spec(
 
 def _walk_value(fields: _Fields, value: object, path: str, errors: list[str]) -> None:
     kind, _, enum, properties, items, _ = fields
-    found = _json_type(value)
+    t = type(value)
+    found = _EXACT.get(t) if type(t) is type else None
+    if found is None:
+        found = _json_type(value)
     if found is None or found != kind:
         must = _MUST.get(kind) if isinstance(kind, str) else None
         if must is None:
@@ -190,7 +230,7 @@ def _walk_value(fields: _Fields, value: object, path: str, errors: list[str]) ->
     elif properties is not None and kind == "object":
         _walk_spec(properties, value, path, errors)  # type: ignore[arg-type]
     elif items is not None and kind == "array":
-        item = _fields(items)
+        item = items if type(items) is _ReadProp else _fields(items)
         bare = item[5]
         elements: list[object] = value  # type: ignore[assignment]
         for i, element in enumerate(list.__iter__(elements)):
@@ -204,8 +244,6 @@ def _walk_value(fields: _Fields, value: object, path: str, errors: list[str]) ->
 def _json_type(value: object) -> str | None:
     """The prop type ``value`` satisfies (at most one), or None."""
     t = type(value)
-    if type(t) is type and t in _EXACT:
-        return _EXACT[t]
     if issubclass(t, str):
         return "string"
     if issubclass(t, bool):
