@@ -1,9 +1,10 @@
 """Time argument validators on the tool-call hot path.
 
-Prints the median nanoseconds per call of the DSL's compiled validator,
-``validate_args``, our raw-JSON-Schema wrapper, a prebuilt jsonschema
-validator and fastjsonschema (when importable), for the ``add`` spec and a
-10-field nested spec, with valid and invalid arguments.
+Prints the median nanoseconds per call of the check ``define_tool`` builds
+for a DSL spec (``validate_args`` over the spec ``check_spec`` copied),
+``validate_args`` on the author's spec, our raw-JSON-Schema wrapper, a
+prebuilt jsonschema validator and fastjsonschema (when importable), for the
+``add`` spec and a 10-field nested spec, with valid and invalid arguments.
 
 Run: ``python benchmarks/validators.py [--repeat N]``
 """
@@ -18,14 +19,15 @@ from typing import Any
 
 import jsonschema
 
+from dsh_nb.tools import define_tool
 from dsh_nb.tools.jsonvalue import snapshot_json
 from dsh_nb.tools.schema import (
     SchemaProp,
     compile_json_schema_validator,
-    compile_validator,
     schema_spec_to_json_schema,
     validate_args,
 )
+from dsh_nb.tools.schema.argcheck import own_check
 
 __all__ = ["main"]
 
@@ -114,8 +116,9 @@ def _fastjsonschema(schema: dict[str, Any]) -> Callable[[Any], Any] | None:
 def _contenders(spec: Any) -> dict[str, Callable[[Any], Any] | None]:
     schema = schema_spec_to_json_schema(spec)
     prebuilt = jsonschema.Draft202012Validator(schema)
+    tool = define_tool(name="t", description="", parameters=spec, execute=str)
     return {
-        "dsh compile_validator": compile_validator(spec),
+        "dsh define_tool's check": own_check(tool),
         "dsh validate_args": lambda args: validate_args(spec, args),
         "dsh compile_json_schema_validator": compile_json_schema_validator(schema),
         "jsonschema iter_errors (prebuilt)": lambda args: list(

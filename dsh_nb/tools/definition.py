@@ -148,7 +148,7 @@ def define_tool(
     else:
         spec = schema.check_spec(parameters, tool_name=name)
         json_schema = schema.schema_spec_to_json_schema(spec)
-        validator = schema.compile_validator(spec)
+        validator = schema.args_validator(spec)
 
     body = execute
     if _positional_arity(execute) == 1:

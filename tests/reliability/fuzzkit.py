@@ -18,7 +18,7 @@ Invariants checked on every example:
   ``to_json()``, no NaN, no -0.0, no non-str keys) and deep-frozen (every
   nested dict/list is a FrozenDict/FrozenList whose mutation raises);
 - each result and trace observer fires exactly once per call, on every path;
-- ``validate_args`` (and its compiled twin) is total and they agree;
+- ``validate_args`` is total, and a tool's own check (``define_tool``'s) agrees;
 - every JSON Schema we emit is valid under the Draft 2020-12 meta-schema.
 
 The number of examples comes from the hypothesis profile in

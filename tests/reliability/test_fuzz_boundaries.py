@@ -28,7 +28,16 @@ from fuzzkit import (
 from jsonshapes import nested
 
 from dsh_nb.tools import Agent, SchemaProp, define_tool, validate_args
-from dsh_nb.tools.schema import compile_validator
+from dsh_nb.tools.schema.argcheck import own_check
+
+
+def tool_check(spec: dict[str, Any]) -> Any:
+    """The check define_tool builds for ``spec``."""
+    definition = define_tool(name="t", description="", parameters=spec, execute=str)
+    check = own_check(definition)
+    assert check is not None
+    return check
+
 
 # -- 6. boundaries of lossless JSON --------------------------------------------------
 
@@ -141,7 +150,7 @@ def test_validate_args_sees_through_a_spoofed_class(where: str, violation: str) 
         "enum": {"e": SpoofStr()},
     }[where]
     assert validate_args(spec, args) == [violation]
-    assert compile_validator(spec)(args) == [violation]
+    assert tool_check(spec)(args) == [violation]
 
 
 @pytest.mark.parametrize(
@@ -157,7 +166,7 @@ def test_validate_args_is_total_for_a_key_colliding_with_a_spec_key(
     args = {key: 1}
     expected = [f"arguments could not be validated: {message}"]
     assert validate_args(spec, args) == expected
-    assert compile_validator(spec)(args) == expected
+    assert tool_check(spec)(args) == expected
 
 
 def test_a_malformed_spec_still_raises_through_the_net() -> None:
@@ -166,10 +175,15 @@ def test_a_malformed_spec_still_raises_through_the_net() -> None:
         ValueError, match='unreachable variant in validateArgs: "strang"'
     ):
         validate_args(spec, {"a": 1})
+    nested: Any = {"o": {"type": "object", "properties": spec}}
     with pytest.raises(
         ValueError, match='unreachable variant in validateArgs: "strang"'
     ):
-        compile_validator(spec)({"a": 1})
+        validate_args(nested, {"o": {"a": 1}})
+    with pytest.raises(
+        ValueError, match='unreachable variant in validateArgs: "strang"'
+    ):
+        validate_args({"l": {"type": "array", "items": spec["a"]}}, {"l": [1]})
 
 
 def test_execute_is_total_for_those_same_hostile_arguments() -> None:

@@ -3,8 +3,8 @@
 
 Sections 1, 4 and 5 of the fuzz suites (see ``fuzzkit``): random
 ``SchemaProp`` trees and plain-dict props become tools run at every seam
-with exact expectations; ``validate_args`` is total and its compiled twin
-agrees; every schema we emit is valid Draft 2020-12; ``define_tool``
+with exact expectations; ``validate_args`` is total and a tool's own check
+agrees with it; every schema we emit is valid Draft 2020-12; ``define_tool``
 either accepts a spec or raises ``ToolDefinitionError``.
 """
 
@@ -52,7 +52,7 @@ from dsh_nb.tools import (
     schema_spec_to_json_schema,
     validate_args,
 )
-from dsh_nb.tools.schema import compile_validator
+from dsh_nb.tools.schema.argcheck import own_check
 
 # -- 1. random specs through define_tool, every seam, exact expectations ---------
 
@@ -100,7 +100,9 @@ def test_spec_tools_never_raise_and_agree_with_validate_args(
         return
     violations = validate_args(spec, arguments)
     event("arguments: " + ("invalid" if violations else "valid"))
-    assert compile_validator(spec)(arguments) == violations
+    check = own_check(definition)
+    assert check is not None
+    assert check(arguments) == violations
     if isinstance(arguments, dict) and not enum_on_containers(spec):
         assert (not violations) == META.evolve(schema=definition.parameters).is_valid(
             arguments
@@ -142,7 +144,7 @@ hostile_top_level = st.one_of(
 
 
 @given(data=st.data(), spec=specs(3))
-def test_validate_args_is_total_and_the_compiled_twin_agrees(
+def test_validate_args_is_total_and_a_tools_check_agrees(
     data: st.DataObject, spec: dict[str, Any]
 ) -> None:
     args = data.draw(
@@ -151,7 +153,10 @@ def test_validate_args_is_total_and_the_compiled_twin_agrees(
     violations = validate_args(spec, args)
     assert isinstance(violations, list)
     assert all(type(v) is str for v in violations)
-    assert compile_validator(spec)(args) == violations
+    definition = define_tool(name="t", description="", parameters=spec, execute=str)
+    check = own_check(definition)
+    assert check is not None
+    assert check(args) == violations
     if not isinstance(args, dict):
         assert violations == ['"arguments" must be an object']
 

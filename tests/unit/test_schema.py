@@ -9,27 +9,33 @@ from typing import Any
 
 import pytest
 
+from dsh_nb.tools import define_tool
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList, snapshot_json
 from dsh_nb.tools.schema import (
     SchemaProp,
+    args_validator,
     check_spec,
     compile_json_schema_validator,
-    compile_validator,
     schema_spec_to_json_schema,
     validate_args,
 )
+from dsh_nb.tools.schema.argcheck import own_check
 
 Check = Callable[[Any, Any], list[str]]
 
 
-def _compiled(spec: Any, args: Any) -> list[str]:
-    return compile_validator(spec)(args)
+def _tool_check(spec: Any, args: Any) -> list[str]:
+    """What the check define_tool builds for ``spec`` says of ``args``."""
+    definition = define_tool(name="t", description="", parameters=spec, execute=str)
+    check = own_check(definition)
+    assert check is not None
+    return check(args)
 
 
-@pytest.fixture(params=[validate_args, _compiled], ids=["validate_args", "compiled"])
+@pytest.fixture(params=[validate_args, _tool_check], ids=["validate_args", "tool"])
 def check(request: pytest.FixtureRequest) -> Check:
-    """Every validation rule must hold for both implementations."""
+    """Every rule holds for validate_args and for a tool's check of its args."""
     fn: Check = request.param
     return fn
 
@@ -378,7 +384,9 @@ def test_enum_on_object_or_array_is_not_checked(check: Check) -> None:
     assert check(spec, {"o": {"k": 1}, "a": [1]}) == []
 
 
-def test_non_string_enum_members_use_strict_equality(check: Check) -> None:
+def test_non_string_enum_members_use_strict_equality() -> None:
+    # define_tool refuses such enums; validate_args still judges them.
+    check = validate_args
     spec = {"n": {"type": "number", "enum": [1, 2.5]}}
     assert check(spec, {"n": 1.0}) == []
     assert check(spec, {"n": 2.5}) == []
@@ -456,13 +464,15 @@ def test_schema_prop_and_plain_dicts_mix(check: Check) -> None:
     ]
 
 
-def test_unknown_type_raises_unreachable(check: Check) -> None:
+def test_unknown_type_raises_unreachable() -> None:
+    check = validate_args  # define_tool refuses an unknown type
     spec = {"w": {"type": "weird"}}
     with pytest.raises(Exception, match='unreachable variant in validateArgs: "weird"'):
         check(spec, {"w": 1})
 
 
-def test_unknown_type_not_reached_does_not_raise(check: Check) -> None:
+def test_unknown_type_not_reached_does_not_raise() -> None:
+    check = validate_args  # define_tool refuses an unknown type
     spec = {
         "w": {"type": "weird"},
         "o": {"type": "object", "properties": {"z": {"type": "weird"}}},
@@ -470,30 +480,70 @@ def test_unknown_type_not_reached_does_not_raise(check: Check) -> None:
     assert check(spec, {"o": 5}) == ['"o" must be an object']
 
 
-def test_unknown_nested_item_type_raises(check: Check) -> None:
+def test_unknown_nested_item_type_raises() -> None:
+    check = validate_args  # define_tool refuses an unknown type
     spec = {"a": {"type": "array", "items": {"type": "weird"}}}
     assert check(spec, {"a": []}) == []
     with pytest.raises(Exception, match="unreachable variant in validateArgs"):
         check(spec, {"a": [1]})
 
 
-def test_compiled_validator_is_detached_from_later_spec_edits() -> None:
-    spec: dict[str, Any] = {"a": {"type": "number", "required": True}}
-    validator = compile_validator(spec)
+def test_a_tools_check_is_detached_from_later_spec_edits() -> None:
+    inner: dict[str, Any] = {"x": {"type": "string", "required": True}}
+    spec: dict[str, Any] = {
+        "a": {"type": "number", "required": True},
+        "o": {"type": "object", "properties": inner},
+        "l": {"type": "array", "items": {"type": "string", "enum": ["k"]}},
+    }
+    definition = define_tool(name="t", description="", parameters=spec, execute=str)
+    check = own_check(definition)
+    assert check is not None
     spec["b"] = {"type": "string", "required": True}
     spec["a"]["type"] = "string"
-    assert validator({"a": 1}) == []
-    assert validate_args(spec, {"a": 1}) == [
+    inner["x"]["type"] = "number"
+    spec["l"]["items"]["enum"].append("z")
+    args = {"a": 1, "o": {"x": "s"}, "l": ["k", "z"]}
+    assert check(args) == ['"l[1]" must be one of ["k"]']
+    assert validate_args(spec, args) == [
         '"a" must be a string',
+        '"o.x" must be a number',
         'missing required property "b"',
     ]
 
 
-def test_compiled_validator_returns_a_fresh_list() -> None:
-    validator = compile_validator({"a": {"type": "number"}})
-    first = validator({})
-    first.append("x")
-    assert validator({}) == []
+def test_args_validator_reads_the_spec_once() -> None:
+    enum = ["a"]
+    props: dict[str, Any] = {"x": {"type": "number", "required": True}}
+    spec: dict[str, Any] = {
+        "e": {"type": "string", "enum": enum},
+        "o": {"type": "object", "properties": props},
+    }
+    validator = args_validator(spec)
+    enum.append("b")
+    props["y"] = {"type": "string", "required": True}
+    spec["z"] = {"type": "string", "required": True}
+    args = {"e": "b", "o": {"x": "1"}}
+    assert validator(args) == [
+        '"e" must be one of ["a"]',
+        '"o.x" must be a number',
+    ]
+    assert validate_args(spec, args) == [
+        '"o.x" must be a number',
+        'missing required property "o.y"',
+        'missing required property "z"',
+    ]
+
+
+def test_a_tools_check_returns_a_fresh_list_each_call() -> None:
+    spec = {"a": {"type": "number"}}
+    definition = define_tool(name="t", description="", parameters=spec, execute=str)
+    check = own_check(definition)
+    assert check is not None
+    for args in ({}, {"a": "1"}, None):
+        first = check(args)
+        first.append("x")
+        assert check(args) == first[:-1]
+        assert check(args) is not check(args)
 
 
 # -- ToolArgsError §1.4 ---------------------------------------------------------

@@ -10,13 +10,14 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dsh_nb.tools import define_tool
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
 from dsh_nb.tools.schema import (
     SchemaProp,
-    compile_validator,
     schema_spec_to_json_schema,
     validate_args,
 )
+from dsh_nb.tools.schema.argcheck import own_check
 
 TYPES = ("string", "number", "boolean", "object", "array")
 # max_examples comes from the profile tests/conftest.py loads (--slow: 10,000).
@@ -282,6 +283,45 @@ def enum_on_containers(spec: dict[str, Any]) -> bool:
     return False
 
 
+def definable(prop: Any) -> Any:
+    """``prop`` as define_tool takes it, meaning the same to validate_args.
+
+    A ``required`` that is not True becomes False (validate_args reads it
+    so; define_tool refuses one that is not a bool), and the default goes
+    (never applied; define_tool refuses one that is not lossless, -0.0).
+    """
+    if isinstance(prop, SchemaProp):
+        return dataclasses.replace(
+            prop,
+            required=prop.required is True,
+            default=ABSENT,
+            properties=None
+            if prop.properties is None
+            else {k: definable(p) for k, p in prop.properties.items()},
+            items=None if prop.items is None else definable(prop.items),
+        )
+    out = dict(prop)
+    out.pop("default", None)
+    if "required" in out:
+        out["required"] = out["required"] is True
+    if "properties" in out:
+        out["properties"] = {k: definable(p) for k, p in out["properties"].items()}
+    if "items" in out:
+        out["items"] = definable(out["items"])
+    return out
+
+
+def tool_check(spec: dict[str, Any]) -> Any:
+    """The check define_tool builds for ``spec`` (made definable)."""
+    parameters = {k: definable(p) for k, p in spec.items()}
+    definition = define_tool(
+        name="t", description="", parameters=parameters, execute=str
+    )
+    check = own_check(definition)
+    assert check is not None
+    return check
+
+
 # -- (a) (b) and the meta-schema ------------------------------------------------
 
 
@@ -322,7 +362,7 @@ def test_emitted_schema_is_valid_draft_2020_12(spec: Any) -> None:
 @given(specs(), python_values)
 def test_c_validation_never_raises_on_any_top_level(spec: Any, args: Any) -> None:
     out = validate_args(spec, args)
-    assert out == compile_validator(spec)(args)
+    assert out == tool_check(spec)(args)
     assert all(isinstance(v, str) for v in out)
 
 
@@ -334,7 +374,7 @@ def test_c_validation_never_raises_on_chaotic_nested_values(
     spec = data.draw(specs())
     args = data.draw(chaotic_args(spec, near_misses, python_values))
     out = validate_args(spec, args)
-    assert out == compile_validator(spec)(args)
+    assert out == tool_check(spec)(args)
 
 
 @DATA_SETTINGS
@@ -343,7 +383,7 @@ def test_d_satisfying_args_validate_clean(data: st.DataObject) -> None:
     spec = data.draw(specs(2, TYPES, True))
     args = data.draw(valid_args(spec))
     assert validate_args(spec, args) == []
-    assert compile_validator(spec)(args) == []
+    assert tool_check(spec)(args) == []
 
 
 @DATA_SETTINGS
@@ -362,7 +402,7 @@ def test_e_dropping_a_required_key_is_reported(data: st.DataObject) -> None:
     args = data.draw(valid_args(spec))
     key = data.draw(st.sampled_from([k for k, p in spec.items() if is_required(p)]))
     del args[key]
-    for out in (validate_args(spec, args), compile_validator(spec)(args)):
+    for out in (validate_args(spec, args), tool_check(spec)(args)):
         assert f'missing required property "{key}"' in out
 
 
@@ -373,7 +413,7 @@ def test_e_dropping_a_required_key_is_reported(data: st.DataObject) -> None:
 )
 def test_f_non_object_top_level_always_violates(spec: Any, args: Any) -> None:
     assert validate_args(spec, args) == ['"arguments" must be an object']
-    assert compile_validator(spec)(args) == ['"arguments" must be an object']
+    assert tool_check(spec)(args) == ['"arguments" must be an object']
 
 
 # -- agreement with the JSON Schema the model is shown --------------------------
@@ -392,7 +432,7 @@ def test_verdict_agrees_with_jsonschema_on_json_args(data: st.DataObject) -> Non
         schema = schema_spec_to_json_schema(case_spec)
         verdict = jsonschema.Draft202012Validator(schema).is_valid(case_args)
         assert (validate_args(case_spec, case_args) == []) == verdict
-        assert (compile_validator(case_spec)(case_args) == []) == verdict
+        assert (tool_check(case_spec)(case_args) == []) == verdict
 
 
 def test_deep_nesting_is_fine() -> None:
@@ -407,4 +447,4 @@ def test_deep_nesting_is_fine() -> None:
     args = {"a": deep, "m": deep, "o": {"x": deep}}
     expected = ['"m[0][0]" must be a number']
     assert validate_args(spec, args) == expected
-    assert compile_validator(spec)(args) == expected
+    assert tool_check(spec)(args) == expected

@@ -1,35 +1,26 @@
-"""The schema DSL's values, and the predicates every check of it shares.
+"""The schema DSL's values, which every reader of a spec shares.
 
 :class:`SchemaProp` and :data:`SchemaSpec` are what an author writes; the
-predicates and message texts below are shared by the reference validator
-(``schema.py``), its compiled twin (``_compiled.py``), the raw JSON Schema
-path (``_rawschema.py``) and the definition-time check (``_speccheck.py``).
-They live here so those modules import one base instead of each other.
-Import the public names from :mod:`dsh_nb.tools.schema.spec`.
+helpers below read them for the validator and the converter (``spec.py``),
+the raw JSON Schema path (``_rawschema.py``) and the definition-time check
+(``_speccheck.py``). They live here so those modules import one base
+instead of each other. Import the public names from
+:mod:`dsh_nb.tools.schema.spec`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NoReturn, TypeAlias, TypeGuard
+from typing import Any, Final, TypeAlias
 
-from dsh_nb.tools.errors import error_message
-from dsh_nb.tools.jsonvalue import ABSENT, compact_json
+from dsh_nb.tools.jsonvalue import ABSENT
 
 SCHEMA_TYPES: Final = ("string", "number", "boolean", "object", "array")
 """The five prop types, in the order hints list them."""
 
 _NOT_OBJECT: Final = '"arguments" must be an object'
-_MUST: Final = {
-    "string": "must be a string",
-    "number": "must be a number",
-    "boolean": "must be a boolean",
-    "object": "must be an object",
-    "array": "must be an array",
-}
 _MISSING: Final = object()
-_dict_get: Final = dict.get
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,89 +77,3 @@ def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_json(v) for v in value]
     return value
-
-
-# -- the predicates every check shares (validation, contract §1.3) ---------------
-
-
-# Value checks read type(value), never isinstance(): isinstance() honours a
-# spoofed __class__ property, which would let a non-dict reach dict methods.
-
-
-def _is(value: object, kind: type | tuple[type, ...]) -> bool:
-    return issubclass(type(value), kind)
-
-
-def _is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
-    return issubclass(type(value), dict)
-
-
-def _is_list(value: object) -> TypeGuard[list[Any]]:
-    return issubclass(type(value), list)
-
-
-def _is_str(value: object) -> TypeGuard[str]:
-    return issubclass(type(value), str)
-
-
-def _is_number(value: object) -> bool:
-    t = type(value)
-    return issubclass(t, (int, float)) and not issubclass(t, bool)
-
-
-_IS: Final[dict[str, Callable[[object], bool]]] = {
-    "string": lambda v: issubclass(type(v), str),
-    "number": _is_number,
-    "boolean": lambda v: issubclass(type(v), bool),
-    "object": lambda v: issubclass(type(v), dict),
-    "array": lambda v: issubclass(type(v), list),
-}
-_SCALARS: Final = frozenset({"string", "number", "boolean"})
-
-
-class MalformedSpecError(ValueError):
-    """A spec value no validator can check: the one thing validation raises."""
-
-
-def _unreachable(prop_type: object) -> NoReturn:
-    try:
-        shown = compact_json(prop_type)
-    except (TypeError, ValueError):
-        shown = repr(prop_type)
-    raise MalformedSpecError(f"unreachable variant in validateArgs: {shown}")
-
-
-def _unreadable(exc: Exception) -> list[str]:
-    """The violation for arguments whose own methods raised while being read."""
-    return [f"arguments could not be validated: {error_message(exc)}"]
-
-
-def _kind(value: object) -> str | None:
-    """The JSON scalar kind of ``value`` (for strict enum equality)."""
-    if _is(value, bool):
-        return "boolean"
-    if _is(value, str):
-        return "string"
-    return "number" if _is_number(value) else None
-
-
-def _plain(value: object) -> object:
-    """Read a scalar through its builtin base; never runs overridden ``__eq__``."""
-    if _is(value, bool):
-        return value
-    if _is_str(value):
-        return str.__str__(value)
-    if _is(value, int):
-        return int.__int__(value)  # type: ignore[arg-type]
-    if _is(value, float):
-        return float.__float__(value)  # type: ignore[arg-type]
-    return value
-
-
-def _member(enum: Iterable[object], value: object) -> bool:
-    """JS ``===`` membership: no coercion, ``True`` is not ``1``, NaN never."""
-    kind = _kind(value)
-    if kind is None:
-        return any(item is value for item in enum)
-    plain = _plain(value)
-    return any(_kind(item) == kind and _plain(item) == plain for item in enum)

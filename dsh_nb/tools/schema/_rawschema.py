@@ -2,12 +2,12 @@
 
 Split out of ``schema.py`` because raw schemas are a second input format with
 their own engine: jsonschema, imported lazily inside
-:func:`compile_json_schema_validator` because that import costs over a second
-next to JupyterLab. Its violations are reworded to read like the DSL's, and
-its patterns are matched under a time limit (``_patterns.py``): a schema
-may come from a hostile MCP server.
+:func:`compile_json_schema_validator` because that import is slow (the
+figure is in ``benchmarks/RESULTS.md``). Its violations are reworded to
+read like the DSL's, and its patterns are matched under a time limit
+(``_patterns.py``): a schema may come from a hostile MCP server.
 Import it through :mod:`dsh_nb.tools.schema.spec`, which re-exports it; this
-module imports the shared helpers from there.
+module imports the shared helpers from ``_dsl.py``.
 """
 
 from __future__ import annotations

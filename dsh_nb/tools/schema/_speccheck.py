@@ -4,7 +4,7 @@ Split out of ``schema.py`` because it runs once per tool definition, not per
 call, and speaks to the tool's author (:class:`ToolDefinitionError` naming
 the property path and the fix) rather than to the model. Import it through
 :mod:`dsh_nb.tools.schema.spec`, which re-exports :func:`check_spec`; this module
-imports the DSL values from there.
+imports the DSL values from ``_dsl.py``.
 """
 
 from __future__ import annotations
