@@ -43,9 +43,40 @@ def pytest_configure(config: pytest.Config) -> None:
 _KERNEL_HARNESSES = ("kernel_harness", "nbtools", "nbclient", "jupyter_client")
 
 
+# Modules whose tests start other processes or servers (MCP peers and
+# standalone servers, a model server over HTTP, JupyterLab, the benchmark
+# and docs scripts, the load and reliability runs): with kernels and the
+# browser, the quick loop leaves them out (``not server``).
+_SERVER_MODULES = frozenset(
+    {
+        "docs/test_benchmarks.py",
+        "docs/test_demo.py",
+        "docs/test_front_door.py",
+        "docs/test_production.py",
+        "docs/test_readme.py",
+        "mcp/test_mcp_bridge.py",
+        "mcp/test_mcp_connect.py",
+        "mcp/test_mcp_runtime_trust.py",
+        "mcp/test_mcp_serve.py",
+        "mcp/test_mcp_standalone.py",
+        "mcp/test_mcp_standalone_peers.py",
+        "mcp/test_mcp_startup.py",
+        "mcp/test_mcp_stateless.py",
+        "mcp/test_mcp_typescript.py",
+        "notebook/test_chat_text_xss.py",
+        "notebook/test_kernel_secrets.py",
+        "reliability/test_load.py",
+        "unit/test_evals_bfcl.py",
+        "unit/test_schema_patterns.py",
+    }
+)
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
 def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     """``browser`` for tests that drive Chromium, ``kernel`` for tests that
-    start a kernel: ``pytest -m "not kernel and not browser"`` is the quick
+    start a kernel, ``server`` for those that start other processes:
+    ``pytest -m "not kernel and not browser and not server"`` is the quick
     loop. Marked by what the test needs, so a new test file that uses a
     kernel harness is marked without anyone remembering to."""
     parts = item.path.parts
@@ -57,6 +88,8 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     names = set(vars(module)) if module is not None else set()
     if names & set(_KERNEL_HARNESSES) or "KernelHarness" in names:
         return [pytest.mark.kernel]
+    if os.path.relpath(item.path, _TESTS).replace(os.sep, "/") in _SERVER_MODULES:
+        return [pytest.mark.server]
     return []
 
 
