@@ -266,8 +266,12 @@ class ToolRegistry:
 
         return Disposer(remove)
 
-    def _guards_for(self, scope: object | None) -> tuple[ToolGuard, ...]:
-        """The guards a call by ``scope`` must pass, read when the stage runs."""
+    def guards_for(self, scope: object | None = None) -> tuple[ToolGuard, ...]:
+        """The guards a call by ``scope`` must pass, as of now.
+
+        The guard stage reads them when it runs, not when the call starts,
+        so a guard added while a call awaits approval applies to it.
+        """
         guards = self._global_guard_fns
         if guards is None:
             guards = self._global_guard_fns = tuple(g.fn for g in self._global_guards)

@@ -131,3 +131,34 @@ def test_disposed_registrations_are_no_longer_listed() -> None:
     )
     registry.dispose_scope(agent)
     assert registry.registrations() == ()
+
+
+def test_a_guard_added_while_a_call_awaits_approval_applies_to_it() -> None:
+    import asyncio
+
+    from dsh_nb.tools import Ask, ToolExecutionInput, define_tool
+    from dsh_nb.tools.audit.approval import ApprovalService
+
+    registry = ToolRegistry()
+    registry.register(
+        define_tool(name="t", description="d", parameters={}, execute=lambda a: "ran")
+    )
+    registry.on_pre_execute(lambda ex, next_: Ask("check"))
+    service = ApprovalService()
+    registry.approval = service
+    agent = Agent("a")
+
+    async def answer(request: Any, next_: Any) -> str:
+        registry.guard(lambda ex: "closed meanwhile", scope=agent)
+        return "allowed-once"
+
+    service.on_request(answer)
+    assert registry.guards_for(agent) == ()
+    agent.session.start_turn()
+    result = asyncio.run(
+        registry.execute(
+            ToolExecutionInput(call_id="c1", name="t", arguments={}, agent=agent)
+        )
+    )
+    assert result.is_error and "closed meanwhile" in result.content[0]["text"]
+    assert len(registry.guards_for(agent)) == 1 and registry.guards_for() == ()

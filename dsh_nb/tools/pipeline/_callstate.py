@@ -174,7 +174,7 @@ class CallState:
     def run_guards(self) -> str | None:
         """The first guard to return a reason denies; nothing overrides it."""
         ex = self.execution
-        guards = self.registry._guards_for(ex._agent)
+        guards = self.registry.guards_for(ex._agent)
         if not guards:
             return None
         self.stage = "guard"
