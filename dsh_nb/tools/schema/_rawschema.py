@@ -1,6 +1,7 @@
 """Validate arguments against raw JSON Schema ``parameters`` (jsonschema).
 
-Split out of ``schema.py`` because raw schemas are a second input format with
+Kept apart from :mod:`dsh_nb.tools.schema.spec` because raw schemas are a
+second input format with
 their own engine: jsonschema, imported lazily inside
 :func:`compile_json_schema_validator` because that import is slow (the
 figure is in ``benchmarks/RESULTS.md``). Its violations are reworded to

@@ -1,6 +1,7 @@
 """Definition-time checks of a schema spec, with fixes in every message.
 
-Split out of ``schema.py`` because it runs once per tool definition, not per
+Kept apart from :mod:`dsh_nb.tools.schema.spec` because it runs once per
+tool definition, not per
 call, and speaks to the tool's author (:class:`ToolDefinitionError` naming
 the property path and the fix) rather than to the model. Import it through
 :mod:`dsh_nb.tools.schema.spec`, which re-exports :func:`check_spec`; this module
