@@ -1,8 +1,7 @@
 """Validate arguments against raw JSON Schema ``parameters`` (jsonschema).
 
 Kept apart from :mod:`dsh_nb.tools.schema.spec` because raw schemas are a
-second input format with
-their own engine: jsonschema, imported lazily inside
+second input format with their own engine: jsonschema, imported lazily inside
 :func:`compile_json_schema_validator` because that import is slow (the
 figure is in ``benchmarks/RESULTS.md``). Its violations are reworded to
 read like the DSL's, and its patterns are matched under a time limit

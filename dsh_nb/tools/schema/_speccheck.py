@@ -1,9 +1,9 @@
 """Definition-time checks of a schema spec, with fixes in every message.
 
 Kept apart from :mod:`dsh_nb.tools.schema.spec` because it runs once per
-tool definition, not per
-call, and speaks to the tool's author (:class:`ToolDefinitionError` naming
-the property path and the fix) rather than to the model. Import it through
+tool definition, not per call, and speaks to the tool's author
+(:class:`ToolDefinitionError` naming the property path and the fix) rather
+than to the model. Import it through
 :mod:`dsh_nb.tools.schema.spec`, which re-exports :func:`check_spec`; this module
 imports the DSL values from ``_dsl.py``.
 """
