@@ -31,11 +31,10 @@ from dsh_nb.tools.running.abort import is_positive_finite
 from dsh_nb.tools.running.worker import worker_threads
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
-
     from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.pipeline.trace import TraceRecord
+    from dsh_nb.tools.running.daemonthreads import DaemonThreads
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -59,8 +58,8 @@ class ToolRegistry:
         sync_tools
             ``"inline"`` (the contract's behaviour) runs a sync tool body
             at once, on the caller's thread. ``"thread"`` runs it in a
-            worker thread of ``registry.threads``, a standard
-            ``ThreadPoolExecutor`` (:mod:`dsh_nb.tools.running.worker`), so
+            worker thread of ``registry.threads``, an executor of daemon
+            threads (:mod:`dsh_nb.tools.running.worker`), so
             the event loop stays free while it runs, and a call whose
             signal aborts (a timeout) settles on time while the body
             finishes on its own. The notebook's registry uses ``"thread"``.
@@ -69,7 +68,7 @@ class ToolRegistry:
             raise ValueError(
                 f'sync_tools must be "inline" or "thread", not {sync_tools!r}'
             )
-        self.threads: ThreadPoolExecutor | None = (
+        self.threads: DaemonThreads | None = (
             worker_threads() if sync_tools == "thread" else None
         )
         self._globals: dict[str, ToolDefinition] = {}

@@ -10,16 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool
 from dsh_nb.tools.running.abort import AbortController
+from dsh_nb.tools.running.daemonthreads import DaemonThreads
 from dsh_nb.tools.running.timeout import TOOL_TIMEOUT, TimeoutPolicy
 from dsh_nb.tools.running.worker import (
     Abandoned,
@@ -33,14 +35,14 @@ CELL: contextvars.ContextVar[str] = contextvars.ContextVar("cell", default="none
 
 
 @pytest.fixture
-def threads() -> Iterator[ThreadPoolExecutor]:
+def threads() -> Iterator[DaemonThreads]:
     pool = worker_threads()
     yield pool
     pool.shutdown(wait=False, cancel_futures=True)
 
 
 @pytest.fixture
-def one_thread() -> Iterator[ThreadPoolExecutor]:
+def one_thread() -> Iterator[DaemonThreads]:
     pool = worker_threads(max_workers=1)
     yield pool
     pool.shutdown(wait=False, cancel_futures=True)
@@ -81,7 +83,7 @@ def ours(records: list[logging.LogRecord]) -> list[logging.LogRecord]:
 
 
 async def test_the_body_runs_in_a_thread_with_a_copy_of_the_context(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     CELL.set("cell 7")
 
@@ -97,7 +99,7 @@ async def test_the_body_runs_in_a_thread_with_a_copy_of_the_context(
 
 
 async def test_the_loop_stays_free_while_a_body_runs(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     from_loop = threading.Event()
 
@@ -112,7 +114,7 @@ async def test_the_loop_stays_free_while_a_body_runs(
 
 
 async def test_a_body_failure_is_raised_to_the_caller(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     def body() -> None:
         raise ValueError("bad input 3")
@@ -122,7 +124,7 @@ async def test_a_body_failure_is_raised_to_the_caller(
 
 
 async def test_a_body_raising_stop_iteration_still_settles(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     def body() -> None:
         raise StopIteration("out of items")
@@ -132,7 +134,7 @@ async def test_a_body_raising_stop_iteration_still_settles(
 
 
 async def test_an_abort_settles_at_once_and_drops_the_late_return(
-    threads: ThreadPoolExecutor, caplog: pytest.LogCaptureFixture
+    threads: DaemonThreads, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
     body = Blocked()
@@ -151,7 +153,7 @@ async def test_an_abort_settles_at_once_and_drops_the_late_return(
 
 
 async def test_a_late_failure_is_only_logged(
-    threads: ThreadPoolExecutor, caplog: pytest.LogCaptureFixture
+    threads: DaemonThreads, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="dsh_nb.tools")
     release, started = threading.Event(), threading.Event()
@@ -174,7 +176,7 @@ async def test_a_late_failure_is_only_logged(
 
 
 async def test_an_already_aborted_signal_does_not_start_the_body(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     ran = threading.Event()
     controller = AbortController()
@@ -187,7 +189,7 @@ async def test_an_already_aborted_signal_does_not_start_the_body(
 
 
 async def test_a_queued_body_whose_call_gives_up_never_starts(
-    one_thread: ThreadPoolExecutor,
+    one_thread: DaemonThreads,
 ) -> None:
     ran = threading.Event()
     first = Blocked()
@@ -206,7 +208,7 @@ async def test_a_queued_body_whose_call_gives_up_never_starts(
 
 
 async def test_an_abort_from_another_thread_settles_on_the_loop(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     body = Blocked()
     controller = AbortController()
@@ -223,7 +225,7 @@ async def test_an_abort_from_another_thread_settles_on_the_loop(
 
 
 async def test_a_signal_that_never_aborts_leaves_the_result(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     controller = AbortController()
     for n in range(3):  # the signal's callback is undone after each call
@@ -232,7 +234,7 @@ async def test_a_signal_that_never_aborts_leaves_the_result(
 
 
 async def test_an_awaitable_return_is_awaited_on_the_loop(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     loop_thread = threading.get_ident()
 
@@ -247,7 +249,7 @@ async def test_an_awaitable_return_is_awaited_on_the_loop(
 
 
 async def test_cancelling_stops_a_python_loop_in_the_body(
-    one_thread: ThreadPoolExecutor,
+    one_thread: DaemonThreads,
 ) -> None:
     started, seen = threading.Event(), []
 
@@ -272,7 +274,7 @@ async def test_cancelling_stops_a_python_loop_in_the_body(
 
 
 async def test_a_body_blocked_in_c_is_said_to_run_on(
-    one_thread: ThreadPoolExecutor, caplog: pytest.LogCaptureFixture
+    one_thread: DaemonThreads, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
     body = Blocked()
@@ -292,7 +294,7 @@ async def test_a_body_blocked_in_c_is_said_to_run_on(
 
 
 async def test_cancelling_a_queued_call_drops_its_body(
-    one_thread: ThreadPoolExecutor,
+    one_thread: DaemonThreads,
 ) -> None:
     ran = threading.Event()
     first = Blocked()
@@ -311,7 +313,7 @@ async def test_cancelling_a_queued_call_drops_its_body(
 
 
 async def test_a_body_that_ended_before_the_abort_keeps_its_value(
-    threads: ThreadPoolExecutor,
+    threads: DaemonThreads,
 ) -> None:
     controller = AbortController()
     ended = threading.Event()
@@ -330,7 +332,7 @@ async def test_a_body_that_ended_before_the_abort_keeps_its_value(
 
 
 async def test_an_abandoned_body_does_not_hold_up_the_next_calls(
-    one_thread: ThreadPoolExecutor,
+    one_thread: DaemonThreads,
 ) -> None:
     # One thread, held by a body nobody waits for: a later call queues
     # behind it, and is itself given up on time by its own signal.
@@ -352,7 +354,7 @@ async def test_an_abandoned_body_does_not_hold_up_the_next_calls(
 
 
 async def test_shutdown_cancels_queued_calls_and_leaves_a_running_one(
-    one_thread: ThreadPoolExecutor,
+    one_thread: DaemonThreads,
 ) -> None:
     first = Blocked()
     running = asyncio.ensure_future(run_sync(one_thread, None, first, "finished"))
@@ -431,3 +433,60 @@ async def test_a_sync_tool_raising_stop_iteration_is_an_error_result() -> None:
     finally:
         assert registry.threads is not None
         registry.threads.shutdown(wait=False, cancel_futures=True)
+
+
+async def test_more_stuck_bodies_than_a_standard_pool_holds_starve_nothing() -> None:
+    # ThreadPoolExecutor keeps min(32, cpu + 4) threads: that many stuck
+    # bodies would leave every later sync call queued until its timeout.
+    release = threading.Event()
+    registry = ToolRegistry(sync_tools="thread")
+    TimeoutPolicy().install(registry)
+
+    @tool(timeout_ms=20)
+    def stuck() -> str:
+        """Waits."""
+        release.wait(30)
+        return "late"
+
+    @tool(timeout_ms=5_000)
+    def quick() -> str:
+        """Answers."""
+        return "quick"
+
+    registry.register(stuck)
+    registry.register(quick)
+    try:
+        for i in range(40):
+            late = await registry.execute(
+                ToolExecutionInput(call_id=f"s{i}", name="stuck", arguments={})
+            )
+            assert late.error is not None and late.error.code == TOOL_TIMEOUT
+        answer = await registry.execute(
+            ToolExecutionInput(call_id="q", name="quick", arguments={})
+        )
+        assert answer.content == [{"type": "text", "text": "quick"}]
+    finally:
+        release.set()
+
+
+def test_a_stuck_body_does_not_hold_up_the_process_exit() -> None:
+    script = (
+        "import asyncio, threading\n"
+        "from dsh_nb.tools import ToolExecutionInput, ToolRegistry, tool\n"
+        "from dsh_nb.tools.running.timeout import TimeoutPolicy\n"
+        "registry = ToolRegistry(sync_tools='thread')\n"
+        "TimeoutPolicy().install(registry)\n"
+        "@tool(timeout_ms=50)\n"
+        "def stuck() -> str:\n"
+        "    '''Never returns.'''\n"
+        "    threading.Event().wait()\n"
+        "    return 'never'\n"
+        "registry.register(stuck)\n"
+        "r = asyncio.run(registry.execute(ToolExecutionInput(call_id='c', name='stuck', arguments={})))\n"
+        "print(r.error.code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == TOOL_TIMEOUT

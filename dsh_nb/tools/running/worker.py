@@ -1,8 +1,9 @@
 """Sync tool bodies in worker threads, so the event loop stays free.
 
 Like Starlette's ``run_in_threadpool``: :func:`run_sync` hands the body
-to a :class:`~concurrent.futures.ThreadPoolExecutor` (what
-``loop.run_in_executor`` does, keeping the executor's future) with a copy
+to an executor (what ``loop.run_in_executor`` does, keeping the
+executor's future; :class:`~dsh_nb.tools.running.daemonthreads.DaemonThreads`
+by default) with a copy
 of the caller's context variables (in a kernel, the cell's output
 routing, so its prints land in its own cell). While it runs, the loop
 serves approvals, other calls and servers.
@@ -13,10 +14,8 @@ late failure only logged. A cancelled call (an interrupt) asks the
 body's thread to stop (:mod:`dsh_nb.tools.running.threadstop`) and waits
 a grace period. A body still queued when its call gives up never starts.
 
-A body that never returns keeps its thread, and the standard library's
-executor joins its threads when the interpreter exits: such a body holds
-up the process's exit (a kernel restart then ends in the kernel
-manager's kill), never the loop or the other calls.
+A body that never returns keeps its thread, a daemon thread: it holds up
+neither the loop, nor the other calls, nor the process's exit.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.tools.running.daemonthreads import DaemonThreads
 from dsh_nb.tools.running.threadstop import ask_to_stop, withdraw_stop
 
 if TYPE_CHECKING:
@@ -75,17 +75,13 @@ def is_async(execute: object) -> bool:
     return _coroutine_function(execute)
 
 
-def worker_threads(
-    max_workers: int | None = None,
-) -> concurrent.futures.ThreadPoolExecutor:
+def worker_threads(max_workers: int | None = None) -> DaemonThreads:
     """The executor a registry runs its sync bodies on (threads ``dsh-tool``).
 
     Stop it with ``shutdown(wait=False, cancel_futures=True)``: queued
     bodies never start, running ones finish on their own.
     """
-    return concurrent.futures.ThreadPoolExecutor(
-        max_workers, thread_name_prefix="dsh-tool"
-    )
+    return DaemonThreads(max_workers, thread_name_prefix="dsh-tool")
 
 
 class Abandoned(Exception):
