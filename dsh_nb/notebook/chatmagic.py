@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import CaselessStrEnum, Unicode
-from traitlets.config import Configurable
 
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.rewrite import Helper, cell_call, remove_magics
+from dsh_nb.notebook.transactional import TransactionalConfigurable
 from dsh_nb.tools.audit.secrets import clean_secret
 from dsh_nb.tools.running.sigint import PassOn, SigintHandler
 
@@ -44,7 +44,7 @@ _CELL = re.compile(r"%%chat(?P<rest>(?:[ \t].*)?)\Z", re.S)
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
-class DshChat(Configurable):
+class DshChat(TransactionalConfigurable):
     """Which model ``%%chat`` talks to (``%config DshChat``)."""
 
     model = Unicode(
@@ -254,7 +254,7 @@ def kernel_chat() -> Chat | None:
 
 def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
     """Add ``DshChat``, ``%%chat`` and its rewrite; return the undo."""
-    config = DshChat(parent=shell)
+    config = DshChat.from_shell(shell)
     configurables: list[Any] = shell.configurables
     configurables.append(config)
     magics = ChatMagics(shell, state, config)

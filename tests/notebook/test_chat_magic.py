@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from chatkit import TOOLS, configure
-from ipshell import run
+from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.cards import CARD_MIME
@@ -144,3 +144,19 @@ def test_without_autoawait_there_is_one_line(
         run(ip, "%autoawait on")
     assert type(cell.error).__name__ == "UsageError"
     assert "needs a running event loop" in str(cell.error)
+
+
+def test_a_rejected_chat_setting_keeps_the_old_one_and_never_breaks_reload(
+    ip: InteractiveShell,
+) -> None:
+    run(ip, '%config DshChat.provider = "anthropic"')
+    bad = run(ip, '%config DshChat.provider = "bogus"')
+    [line] = bad.stderr.strip().splitlines()
+    assert line.startswith("DshChat.provider: rejected 'bogus'")
+    assert line.endswith("keeping 'anthropic'")
+    assert ip.config.DshChat["provider"] == "anthropic"  # struck from the shell's
+    reloaded = run(ip, f"%reload_ext {EXT}")
+    assert reloaded.error is None and reloaded.stderr == ""
+    shown = run(ip, "%config DshChat.provider")
+    assert shown.error is None
+    assert "anthropic" in repr(shown.result) + shown.stdout
