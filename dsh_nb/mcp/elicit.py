@@ -176,6 +176,11 @@ def mount_approvals(
     """
     created = registry.approval is None
     service = registry.approval if registry.approval is not None else ApprovalService()
+    if not callable(getattr(service, "on_request", None)):
+        # A service written to the contract (``request`` only) answers
+        # every ask itself; there is no answerer chain to join.
+        _log.warning("the registry's approval service takes no answerers")
+        return Disposer(lambda: None)
     registry.approval = service
     dispose = service.on_request(answer_by_elicitation(headless))
 

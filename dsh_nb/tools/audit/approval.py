@@ -38,6 +38,7 @@ __all__ = [
     "ApprovalRequest",
     "ApprovalService",
     "DecidedBy",
+    "consult",
     "effective_policy",
     "set_approval_policy",
 ]
@@ -89,6 +90,38 @@ class ApprovalRequest:
     signal: AbortSignal | None = None
 
 
+async def consult(service: object, request: ApprovalRequest) -> object:
+    """Ask a mounted service, by ``decide`` only where the service has it.
+
+    The contract's service has ``request(req)`` returning an outcome, and a
+    service written to it must keep working. ``decide`` (which also says how
+    the ask was decided) is used when the service defines it at least as
+    specifically as ``request``: a subclass that overrides only ``request``
+    means its ``request``. What comes back is vetted by the caller; an
+    outcome from ``request`` becomes a decision by an answerer.
+    """
+    decides = _defined_at(service, "decide")
+    if decides != float("inf") and decides <= _defined_at(service, "request"):
+        return await service.decide(request)  # type: ignore[attr-defined]
+    answer = service.request(request)  # type: ignore[attr-defined]
+    if hasattr(answer, "__await__"):
+        answer = await answer
+    if type(answer) is str and answer in OUTCOMES:
+        return ApprovalDecision(outcome=answer)  # type: ignore[arg-type]
+    return answer
+
+
+def _defined_at(service: object, name: str) -> float:
+    """How specific ``service``'s ``name`` is: 0 on the instance, the MRO
+    index on a class, infinity when it has none."""
+    if name in getattr(service, "__dict__", ()):
+        return 0
+    for depth, klass in enumerate(type(service).__mro__, start=1):
+        if name in vars(klass):
+            return depth
+    return float("inf")
+
+
 def _check_policy(policy: object) -> ApprovalPolicy:
     if policy not in POLICIES or not isinstance(policy, str):
         raise ValueError('approval policy must be one of "ask" or "never"')
@@ -107,7 +140,9 @@ def effective_policy(service: ApprovalService, session: SessionLog) -> ApprovalP
         policy = event["data"].get("policy")
         if policy in POLICIES:
             return policy  # type: ignore[no-any-return]
-    return service.default_policy
+    # A service written to the contract may have no default of its own.
+    default = getattr(service, "default_policy", "ask")
+    return default if default in POLICIES else "ask"  # type: ignore[return-value]
 
 
 class ApprovalService:

@@ -203,6 +203,7 @@ class CallState:
             OUTCOMES,
             ApprovalDecision,
             ApprovalRequest,
+            consult,
         )
 
         ex = self.execution
@@ -223,7 +224,7 @@ class CallState:
             reason=decision.reason,
             signal=ex.signal,
         )
-        answer = await service.decide(request)
+        answer = await consult(service, request)
         outcome: object = getattr(answer, "outcome", answer)
         if type(answer) is ApprovalDecision and type(outcome) is str:
             if outcome in OUTCOMES:
