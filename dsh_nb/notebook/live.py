@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.model import card_status, classify
 from dsh_nb.notebook import interrupt
-from dsh_nb.tools.audit import journal
 from dsh_nb.tools.audit.resultsize import bound_result
 from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.presentation import GenericResultView
-from dsh_nb.tools.runner import UNRUN, DoorCall
+from dsh_nb.tools.runner import UNRUN, DoorCall, record_unrun
 from dsh_nb.tools.running import worker
 
 if TYPE_CHECKING:
@@ -431,7 +430,7 @@ class LiveCall:
 
         The core still journals it, so a replay shows it.
         """
-        result = journal.record_unrun(
+        result = record_unrun(
             self.agent,
             call_id=self.call_id,
             name=self.name,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
-from dsh_nb.tools.audit.approval import ApprovalService
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.execution import Allow, Ask, Deny
+from dsh_nb.tools.pipeline.approval import ApprovalService
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.timeout import TimeoutPolicy

@@ -12,12 +12,6 @@ from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.tools._disposer import Disposer
-    from dsh_nb.tools.audit.approval import (
-        ApprovalRequest,
-        ApprovalService,
-        effective_policy,
-        set_approval_policy,
-    )
     from dsh_nb.tools.audit.session import Agent, SessionLog
     from dsh_nb.tools.definition import (
         ToolDefinition,
@@ -51,6 +45,12 @@ if TYPE_CHECKING:
     )
     from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
     from dsh_nb.tools.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.pipeline.approval import (
+        ApprovalRequest,
+        ApprovalService,
+        effective_policy,
+        set_approval_policy,
+    )
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.presentation import (
         DiffCallView,
@@ -155,10 +155,10 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "Disposer": "dsh_nb.tools._disposer",
-        "ApprovalRequest": "dsh_nb.tools.audit.approval",
-        "ApprovalService": "dsh_nb.tools.audit.approval",
-        "effective_policy": "dsh_nb.tools.audit.approval",
-        "set_approval_policy": "dsh_nb.tools.audit.approval",
+        "ApprovalRequest": "dsh_nb.tools.pipeline.approval",
+        "ApprovalService": "dsh_nb.tools.pipeline.approval",
+        "effective_policy": "dsh_nb.tools.pipeline.approval",
+        "set_approval_policy": "dsh_nb.tools.pipeline.approval",
         "Agent": "dsh_nb.tools.audit.session",
         "SessionLog": "dsh_nb.tools.audit.session",
         "ToolDefinition": "dsh_nb.tools.definition",

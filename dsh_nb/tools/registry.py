@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._restriction import Restriction
 from dsh_nb.tools._scopes import ScopeMap
-from dsh_nb.tools._waterfall import ListenerList
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.execution import (
@@ -27,12 +26,13 @@ from dsh_nb.tools.execution import (
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.pipeline import driver
 from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
+from dsh_nb.tools.pipeline.waterfall import ListenerList
 from dsh_nb.tools.running.abort import is_positive_finite
 from dsh_nb.tools.running.worker import worker_threads
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.outcome import ToolRun
+    from dsh_nb.tools.pipeline.approval import ApprovalService
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.running.daemonthreads import DaemonThreads
 

@@ -6,7 +6,6 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
-from dsh_nb.tools._waterfall import describe
 from dsh_nb.tools.errors import ListenerContractError
 from dsh_nb.tools.execution import (
     Accept,
@@ -18,6 +17,7 @@ from dsh_nb.tools.execution import (
     PreToolDecision,
     ToolExecutionResult,
 )
+from dsh_nb.tools.pipeline.waterfall import describe
 
 __all__ = [
     "ACCEPT",

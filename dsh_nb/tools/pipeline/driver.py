@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from dsh_nb.tools._waterfall import run_waterfall
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.execution import (
     _PHASE_FROZEN,
@@ -58,8 +57,7 @@ from dsh_nb.tools.pipeline._decisions import (
     check_result,
 )
 from dsh_nb.tools.pipeline._observers import notify
-from dsh_nb.tools.pipeline.trace import Recorder
-from dsh_nb.tools.results import (
+from dsh_nb.tools.pipeline.results import (
     ARGS_NOT_JSON,
     FATAL,
     denial,
@@ -68,6 +66,8 @@ from dsh_nb.tools.results import (
     materialize,
     not_json_result,
 )
+from dsh_nb.tools.pipeline.trace import Recorder
+from dsh_nb.tools.pipeline.waterfall import run_waterfall
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Final, overload
 
-from dsh_nb.tools._waterfall import UNSETTLED, describe
 from dsh_nb.tools.execution import (
     Ask,
     Block,
@@ -22,6 +21,7 @@ from dsh_nb.tools.execution import (
     PreToolDecision,
     ToolExecutionResult,
 )
+from dsh_nb.tools.pipeline.waterfall import UNSETTLED, describe
 
 __all__ = ["Recorder", "Trace", "TraceRecord"]
 
@@ -149,7 +149,7 @@ class Recorder(Trace):
     It is the very :class:`Trace` the trace observers receive: the driver
     keeps raw facts per stage (its end on the clock, the deciding
     listener, the decision) and records are built on first read. It is also the
-    waterfall engine's :class:`~dsh_nb.tools._waterfall.Decider`: the
+    waterfall engine's :class:`~dsh_nb.tools.pipeline.waterfall.Decider`: the
     engine leaves in ``fn`` the listener whose value won, or None when
     the stage default did.
 
