@@ -30,21 +30,21 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.errors import HarnessError, ToolNotFoundError, error_message
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
+from dsh_nb.tools.pipeline.results import error_result, finalize
+from dsh_nb.tools.values.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
     text_result,
 )
-from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
-from dsh_nb.tools.outcome import ToolOutcome
-from dsh_nb.tools.pipeline.results import error_result, finalize
+from dsh_nb.tools.values.outcome import ToolOutcome
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.execution import ToolExecutionToken
-    from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.execution import ToolExecutionToken
+    from dsh_nb.tools.values.outcome import ToolRun
 
 __all__ = [
     "REFUSED",

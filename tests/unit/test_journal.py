@@ -20,8 +20,8 @@ from dsh_nb.tools import (
     text_block,
 )
 from dsh_nb.tools.audit import journal
-from dsh_nb.tools.execution import text_result
 from dsh_nb.tools.runner import record_unrun
+from dsh_nb.tools.values.execution import text_result
 
 
 def _make(name: str, body: Any) -> ToolDefinition:
@@ -198,8 +198,8 @@ def test_compact_entries_build_the_events_the_full_forms_build(
     # The journal keeps common calls as tuples of atoms; reading the log
     # must give exactly the events built straight from the call's values.
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.pipeline.results import finalize
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     log = SessionLog()
     arguments = snapshot_json({"a": 1, "nested": {"b": [1, 2]}})
@@ -224,7 +224,7 @@ def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
     log = SessionLog()
     result = finalize_text("c1", "3")
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     journal.record_call(log, "c1", "add", snapshot_json({"a": 1, "b": 2}))
     journal.record_result(log, result, ToolOutcome(status="done", stage="execute"))
@@ -243,7 +243,7 @@ def test_last_sees_the_latest_event_of_each_type_built_or_deferred() -> None:
     # Deferred journal entries are indexed lazily; built events of the same
     # type may come before and after them.
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     agent = Agent("a")
     log = agent.session

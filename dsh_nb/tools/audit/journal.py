@@ -11,7 +11,7 @@ whoever made it (a cell, a script, a model loop, an MCP server)::
 ``result`` is the wire form of the frozen result (``callId``, ``content``,
 ``isError``, ``error?``, ``additionalContext?``, ``meta?``), and ``status``,
 ``stage``, ``approval`` and ``bodyRunning`` are the call's
-:class:`~dsh_nb.tools.outcome.ToolOutcome`. ``arguments`` is absent when
+:class:`~dsh_nb.tools.values.outcome.ToolOutcome`. ``arguments`` is absent when
 they were not lossless JSON. The approval seam adds its own
 ``approval/asked`` / ``approval/decided`` pair in between.
 
@@ -44,13 +44,13 @@ from dsh_nb.tools.jsonvalue import (
     FrozenDict,
     FrozenList,
 )
-from dsh_nb.tools.outcome import DONE
 from dsh_nb.tools.surrogates import escape_tree
+from dsh_nb.tools.values.outcome import DONE
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent, SessionLog
-    from dsh_nb.tools.execution import ToolExecutionResult
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.execution import ToolExecutionResult
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
 __all__ = [
     "CALL",

@@ -13,15 +13,6 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final
 
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
-from dsh_nb.tools.execution import (
-    _PHASE_RUNNING,
-    _PHASE_WRAPPING,
-    Ask,
-    Deny,
-    PreToolDecision,
-    ToolExecution,
-    ToolExecutionResult,
-)
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.pipeline.results import (
     FATAL,
@@ -32,6 +23,15 @@ from dsh_nb.tools.pipeline.results import (
 )
 from dsh_nb.tools.pipeline.waterfall import Ready, describe
 from dsh_nb.tools.running import worker
+from dsh_nb.tools.values.execution import (
+    _PHASE_RUNNING,
+    _PHASE_WRAPPING,
+    Ask,
+    Deny,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionResult,
+)
 
 if TYPE_CHECKING:
     from dsh_nb.tools.pipeline.approval import ApprovalDecision

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from dsh_nb.tools.errors import ListenerContractError
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.pipeline.waterfall import describe
+from dsh_nb.tools.values.execution import (
     Accept,
     Allow,
     Ask,
@@ -17,7 +18,6 @@ from dsh_nb.tools.execution import (
     PreToolDecision,
     ToolExecutionResult,
 )
-from dsh_nb.tools.pipeline.waterfall import describe
 
 __all__ = [
     "ACCEPT",

@@ -15,8 +15,8 @@ from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.pipeline.waterfall import describe
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
     from dsh_nb.tools.pipeline.trace import Recorder
+    from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
 
 __all__ = ["notify"]
 

@@ -1,7 +1,7 @@
 """Traces: who decided each stage of one call, and how long it took.
 
 A teaching aid for the cards, not the call's outcome (that is
-:mod:`dsh_nb.tools.outcome`). The stage driver calls a :class:`Recorder`
+:mod:`dsh_nb.tools.values.outcome`). The stage driver calls a :class:`Recorder`
 only while a trace observer is registered; without one it skips tracing
 entirely.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Final, overload
 
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.pipeline.waterfall import UNSETTLED, describe
+from dsh_nb.tools.values.execution import (
     Ask,
     Block,
     Deny,
@@ -21,7 +22,6 @@ from dsh_nb.tools.execution import (
     PreToolDecision,
     ToolExecutionResult,
 )
-from dsh_nb.tools.pipeline.waterfall import UNSETTLED, describe
 
 __all__ = ["Recorder", "Trace", "TraceRecord"]
 
