@@ -51,7 +51,7 @@ def add(a: int, b: int = 2) -> str:
 
 DIRECT_SETUP = """
 import dsh_nb.notebook.extension as _ext
-from dsh_nb.tools.execution import ToolExecutionInput as _Input
+from dsh_nb.tools.values.execution import ToolExecutionInput as _Input
 _registry = _ext.registry()
 _input = _Input(call_id="bench", name="add", arguments={"a": 1})
 """

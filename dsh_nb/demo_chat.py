@@ -20,9 +20,9 @@ from dsh_nb.models.view import ChatReply, ChatView
 if TYPE_CHECKING:
     from dsh_nb.models.wire import ParsedCall
     from dsh_nb.tools import Agent, ToolPresenter, ToolRegistry
-    from dsh_nb.tools.execution import ToolExecutionResult
-    from dsh_nb.tools.outcome import ToolOutcome, ToolRun
     from dsh_nb.tools.runner import CallTicket
+    from dsh_nb.tools.values.execution import ToolExecutionResult
+    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
 
 __all__ = ["run_model_turn"]
 

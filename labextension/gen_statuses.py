@@ -1,7 +1,7 @@
 """Write ``src/statuses.ts`` from the kernel's list of card statuses.
 
 The card statuses are defined once, in Python: the core's final ones
-(``dsh_nb.tools.outcome.STATUSES``), named for cards with the three a live
+(``dsh_nb.tools.values.outcome.STATUSES``), named for cards with the three a live
 call passes through (``dsh_nb.cards.model.STATUSES``). The renderer must
 know the same list, to refuse a status it does not know before the name
 becomes a CSS class, so it imports the file this script writes instead of

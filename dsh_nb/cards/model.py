@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
-from dsh_nb.tools.outcome import STATUSES as CORE_STATUSES
-from dsh_nb.tools.outcome import ToolOutcome
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -19,6 +17,8 @@ from dsh_nb.tools.presentation import (
     ToolCallView,
     ToolResultView,
 )
+from dsh_nb.tools.values.outcome import STATUSES as CORE_STATUSES
+from dsh_nb.tools.values.outcome import ToolOutcome
 
 __all__ = [
     "CALL_VIEWS",
@@ -47,7 +47,7 @@ def classify(outcome: ToolOutcome) -> str:
 
 
 #: A card's statuses: the three a live call passes through, then the core's
-#: final ones (:data:`dsh_nb.tools.outcome.STATUSES`) in the card's words.
+#: final ones (:data:`dsh_nb.tools.values.outcome.STATUSES`) in the card's words.
 STATUSES: Final = (
     "pending",
     "awaiting-approval",

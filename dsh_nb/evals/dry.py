@@ -26,10 +26,14 @@ from typing import Any, Final
 
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import ToolArgsError
-from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult, text_result
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallRunner
 from dsh_nb.tools.schema.argcheck import ArgumentCheck, argument_check
+from dsh_nb.tools.values.execution import (
+    ToolExecution,
+    ToolExecutionResult,
+    text_result,
+)
 
 __all__ = ["EXECUTE_MODES", "STUB", "TrialCalls"]
 

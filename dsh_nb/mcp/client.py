@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from mcp import Client, types
 
     from dsh_nb.tools._disposer import Disposer
-    from dsh_nb.tools.execution import ToolExecution
     from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.values.execution import ToolExecution
 
 __all__ = [
     "McpConnection",

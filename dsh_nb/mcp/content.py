@@ -20,7 +20,7 @@ from dsh_nb.tools.surrogates import escape_surrogates, escape_tree
 if TYPE_CHECKING:
     from mcp import types
 
-    from dsh_nb.tools.execution import ToolExecutionResult
+    from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["from_call_result", "structured_of", "to_call_result", "to_mcp_content"]
 

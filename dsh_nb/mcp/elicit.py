@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.tools import Disposer
-from dsh_nb.tools.audit.approval import OUTCOMES, ApprovalService
 from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.pipeline.approval import OUTCOMES, ApprovalService
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from dsh_nb.mcp.rounds import Channel
-    from dsh_nb.tools.audit.approval import ApprovalOutcome, ApprovalRequest
+    from dsh_nb.tools.pipeline.approval import ApprovalOutcome, ApprovalRequest
     from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = [

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from mcp import types
     from mcp.server.context import ServerRequestContext
 
-    from dsh_nb.tools.audit.approval import ApprovalOutcome
     from dsh_nb.tools.audit.session import Agent
+    from dsh_nb.tools.pipeline.approval import ApprovalOutcome
 
 __all__ = ["ROUND_TIMEOUT_S", "Channel", "Rounds"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from dsh_nb.models import wire
 from dsh_nb.models.usage import anthropic_usage
 from dsh_nb.models.view import ChatView, Completion
-from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["AnthropicAdapter"]
 

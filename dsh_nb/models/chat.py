@@ -27,9 +27,9 @@ from dsh_nb.models.wire import ParsedCall
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.audit.secrets import add_secret, clean_secret, redact
 from dsh_nb.tools.audit.session import Agent
-from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall, answer_calls
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["PROVIDERS", "Chat", "describe_error", "make_client"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from dsh_nb.tools.audit.approval import effective_policy
+from dsh_nb.tools.pipeline.approval import effective_policy
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.approval import ApprovalService
     from dsh_nb.tools.audit.session import Agent
+    from dsh_nb.tools.pipeline.approval import ApprovalService
 
 __all__ = ["NEVER_SENTENCE", "PolicyNarrator", "policy_marker", "prompt_section"]
 

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.modeltext import context_texts, result_text
 from dsh_nb.tools.schema.wireschema import strict_schema
 from dsh_nb.tools.surrogates import escape_surrogates, escape_tree, first_surrogate
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = [
     "ParsedCall",

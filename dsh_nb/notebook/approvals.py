@@ -45,14 +45,14 @@ from dsh_nb.notebook.prompt import (
     SESSION_LABEL,
     ApprovalPrompt,
 )
-from dsh_nb.tools.audit.approval import (
+from dsh_nb.tools.jsonvalue import to_plain
+from dsh_nb.tools.pipeline.approval import (
     OUTCOMES,
     ApprovalDecision,
     ApprovalOutcome,
     ApprovalRequest,
     DecidedBy,
 )
-from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.running.sigint import PassOn, SigintHandler
 
 if TYPE_CHECKING:

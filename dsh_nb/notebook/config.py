@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
 
 from dsh_nb.notebook.transactional import TransactionalConfigurable
-from dsh_nb.tools.audit.approval import set_approval_policy
 from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.pipeline.approval import set_approval_policy
 from dsh_nb.tools.running.abort import is_positive_finite
 
 if TYPE_CHECKING:

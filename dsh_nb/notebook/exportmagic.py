@@ -3,7 +3,7 @@
 This side gathers what only a kernel knows (the cells in execution order,
 the namespace, what each ``%%tool`` cell made, the policy table, which
 listeners are the extension's own) and hands it to
-:mod:`dsh_nb.tools.export`, which picks the statements and writes the
+:mod:`dsh_nb.export`, which picks the statements and writes the
 text. Nothing is written unless everything can be: the problems are shown
 as a table under the cell, which then fails in one line.
 """
@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from IPython.core.error import UsageError
 
 from dsh_nb.cards.listing import Table
-from dsh_nb.notebook.state import policy_decision
-from dsh_nb.tools.export import (
+from dsh_nb.export import (
     POLICY_TABLE,
     Cell,
     Hook,
@@ -30,6 +29,7 @@ from dsh_nb.tools.export import (
     export_module,
     registry_hooks,
 )
+from dsh_nb.notebook.state import policy_decision
 from dsh_nb.tools.origin import origin_of
 
 if TYPE_CHECKING:

@@ -24,8 +24,8 @@ from dsh_nb.notebook.listeners import (
     remove_listener,
 )
 from dsh_nb.notebook.state import KernelState
-from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.runner import DoorCall, answer_calls
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -18,7 +18,7 @@ from dsh_nb.tools.runner import CallRunner, CallTicket
 if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
-    from dsh_nb.tools.execution import ToolExecutionToken
+    from dsh_nb.tools.values.execution import ToolExecutionToken
 
 __all__ = ["KernelRunner"]
 

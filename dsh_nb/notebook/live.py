@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.model import card_status, classify
 from dsh_nb.notebook import interrupt
-from dsh_nb.tools.audit import journal
 from dsh_nb.tools.audit.resultsize import bound_result
-from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.presentation import GenericResultView
-from dsh_nb.tools.runner import UNRUN, DoorCall
+from dsh_nb.tools.runner import UNRUN, DoorCall, record_unrun
 from dsh_nb.tools.running import worker
+from dsh_nb.tools.values.execution import ToolExecutionResult, text_result
 
 if TYPE_CHECKING:
     from IPython.display import DisplayHandle
@@ -31,10 +30,10 @@ if TYPE_CHECKING:
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.outcome import ToolOutcome, ToolRun
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.runner import CallTicket
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
 
 __all__ = ["ApprovalPromptLike", "LiveCall", "card_status", "classify"]
 
@@ -431,7 +430,7 @@ class LiveCall:
 
         The core still journals it, so a replay shows it.
         """
-        result = journal.record_unrun(
+        result = record_unrun(
             self.agent,
             call_id=self.call_id,
             name=self.name,

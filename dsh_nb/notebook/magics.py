@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.definition import ToolDefinition
-    from dsh_nb.tools.execution import ToolExecutionResult
+    from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["ToolMagics", "install"]
 

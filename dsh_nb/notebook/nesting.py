@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from dsh_nb.tools.errors import CallDepthError
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import (
+    from dsh_nb.tools.values.execution import (
         ToolExecution,
         ToolExecutionResult,
         ToolExecutionToken,

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from dsh_nb.cards.escape import esc, visible
 from dsh_nb.notebook.frontend import RequestOrigin
-from dsh_nb.tools.audit.approval import ApprovalOutcome
+from dsh_nb.tools.pipeline.approval import ApprovalOutcome
 
 __all__ = [
     "ALLOW_LABEL",

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.kernelrunner import KernelRunner
 from dsh_nb.notebook.nesting import check_depth, run_enclosed
-from dsh_nb.tools.audit.approval import ApprovalService
 from dsh_nb.tools.audit.session import Agent
-from dsh_nb.tools.execution import Allow, Ask, Deny
+from dsh_nb.tools.pipeline.approval import ApprovalService
 from dsh_nb.tools.presenter import ToolPresenter
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.timeout import TimeoutPolicy
 from dsh_nb.tools.schema.argcheck import own_check
+from dsh_nb.tools.values.execution import Allow, Ask, Deny
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -31,13 +31,13 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
-    from dsh_nb.tools.execution import (
+    from dsh_nb.tools.pipeline.trace import TraceRecord
+    from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.execution import (
         PreToolDecision,
         ToolExecution,
         ToolExecutionResult,
     )
-    from dsh_nb.tools.pipeline.trace import TraceRecord
-    from dsh_nb.tools.running.abort import AbortSignal
 
 __all__ = [
     "POLICIES",

@@ -12,12 +12,6 @@ from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.tools._disposer import Disposer
-    from dsh_nb.tools.audit.approval import (
-        ApprovalRequest,
-        ApprovalService,
-        effective_policy,
-        set_approval_policy,
-    )
     from dsh_nb.tools.audit.session import Agent, SessionLog
     from dsh_nb.tools.definition import (
         ToolDefinition,
@@ -38,19 +32,13 @@ if TYPE_CHECKING:
         ToolNotFoundError,
         ToolTimeoutError,
     )
-    from dsh_nb.tools.execution import (
-        Accept,
-        Allow,
-        Ask,
-        Block,
-        Deny,
-        ToolExecution,
-        ToolExecutionInput,
-        ToolExecutionResult,
-        ToolExecutionToken,
-    )
     from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
-    from dsh_nb.tools.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.pipeline.approval import (
+        ApprovalRequest,
+        ApprovalService,
+        effective_policy,
+        set_approval_policy,
+    )
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.presentation import (
         DiffCallView,
@@ -85,6 +73,18 @@ if TYPE_CHECKING:
         validate_structured_value,
     )
     from dsh_nb.tools.signature import spec_from_signature
+    from dsh_nb.tools.values.execution import (
+        Accept,
+        Allow,
+        Ask,
+        Block,
+        Deny,
+        ToolExecution,
+        ToolExecutionInput,
+        ToolExecutionResult,
+        ToolExecutionToken,
+    )
+    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
 
 __all__ = [
     "ABSENT",
@@ -155,10 +155,10 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "Disposer": "dsh_nb.tools._disposer",
-        "ApprovalRequest": "dsh_nb.tools.audit.approval",
-        "ApprovalService": "dsh_nb.tools.audit.approval",
-        "effective_policy": "dsh_nb.tools.audit.approval",
-        "set_approval_policy": "dsh_nb.tools.audit.approval",
+        "ApprovalRequest": "dsh_nb.tools.pipeline.approval",
+        "ApprovalService": "dsh_nb.tools.pipeline.approval",
+        "effective_policy": "dsh_nb.tools.pipeline.approval",
+        "set_approval_policy": "dsh_nb.tools.pipeline.approval",
         "Agent": "dsh_nb.tools.audit.session",
         "SessionLog": "dsh_nb.tools.audit.session",
         "ToolDefinition": "dsh_nb.tools.definition",
@@ -176,20 +176,20 @@ __getattr__, __dir__ = lazy_face(
         "ToolErrorInfo": "dsh_nb.tools.errors",
         "ToolNotFoundError": "dsh_nb.tools.errors",
         "ToolTimeoutError": "dsh_nb.tools.errors",
-        "Accept": "dsh_nb.tools.execution",
-        "Allow": "dsh_nb.tools.execution",
-        "Ask": "dsh_nb.tools.execution",
-        "Block": "dsh_nb.tools.execution",
-        "Deny": "dsh_nb.tools.execution",
-        "ToolExecution": "dsh_nb.tools.execution",
-        "ToolExecutionInput": "dsh_nb.tools.execution",
-        "ToolExecutionResult": "dsh_nb.tools.execution",
-        "ToolExecutionToken": "dsh_nb.tools.execution",
+        "Accept": "dsh_nb.tools.values.execution",
+        "Allow": "dsh_nb.tools.values.execution",
+        "Ask": "dsh_nb.tools.values.execution",
+        "Block": "dsh_nb.tools.values.execution",
+        "Deny": "dsh_nb.tools.values.execution",
+        "ToolExecution": "dsh_nb.tools.values.execution",
+        "ToolExecutionInput": "dsh_nb.tools.values.execution",
+        "ToolExecutionResult": "dsh_nb.tools.values.execution",
+        "ToolExecutionToken": "dsh_nb.tools.values.execution",
         "ABSENT": "dsh_nb.tools.jsonvalue",
         "FrozenDict": "dsh_nb.tools.jsonvalue",
         "FrozenList": "dsh_nb.tools.jsonvalue",
-        "ToolOutcome": "dsh_nb.tools.outcome",
-        "ToolRun": "dsh_nb.tools.outcome",
+        "ToolOutcome": "dsh_nb.tools.values.outcome",
+        "ToolRun": "dsh_nb.tools.values.outcome",
         "TraceRecord": "dsh_nb.tools.pipeline.trace",
         "DiffCallView": "dsh_nb.tools.presentation",
         "DiffResultView": "dsh_nb.tools.presentation",

@@ -22,8 +22,8 @@ from dsh_nb.tools.schema.argcheck import mark_check
 from dsh_nb.tools.surrogates import escape_surrogates, has_surrogate
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecution
     from dsh_nb.tools.presentation import ToolCallView, ToolResultView
+    from dsh_nb.tools.values.execution import ToolExecution
 
 __all__ = [
     "ToolDefinition",

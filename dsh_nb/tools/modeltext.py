@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import compact_json, to_plain
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["context_texts", "result_text"]
 

@@ -16,25 +16,25 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._restriction import Restriction
 from dsh_nb.tools._scopes import ScopeMap
-from dsh_nb.tools._waterfall import ListenerList
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
+from dsh_nb.tools.pipeline import driver
+from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
+from dsh_nb.tools.pipeline.waterfall import ListenerList
+from dsh_nb.tools.running.abort import is_positive_finite
+from dsh_nb.tools.running.worker import worker_threads
+from dsh_nb.tools.values.execution import (
     ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
 )
-from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
-from dsh_nb.tools.pipeline import driver
-from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
-from dsh_nb.tools.running.abort import is_positive_finite
-from dsh_nb.tools.running.worker import worker_threads
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.approval import ApprovalService
-    from dsh_nb.tools.outcome import ToolRun
+    from dsh_nb.tools.pipeline.approval import ApprovalService
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.running.daemonthreads import DaemonThreads
+    from dsh_nb.tools.values.outcome import ToolRun
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
@@ -426,7 +426,7 @@ class ToolRegistry:
         """Run one call like :meth:`execute`; also say what happened.
 
         ``(await registry.run(call)).outcome`` is the call's
-        :class:`~dsh_nb.tools.outcome.ToolOutcome` (status, the stage that
+        :class:`~dsh_nb.tools.values.outcome.ToolOutcome` (status, the stage that
         decided it, the approval answer); ``.result`` is exactly what
         ``execute`` returns. Never raises, like ``execute``.
         """

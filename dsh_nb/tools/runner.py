@@ -30,20 +30,21 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.errors import HarnessError, ToolNotFoundError, error_message
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
+from dsh_nb.tools.pipeline.results import error_result, finalize
+from dsh_nb.tools.values.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
     text_result,
 )
-from dsh_nb.tools.outcome import ToolOutcome
-from dsh_nb.tools.results import error_result
+from dsh_nb.tools.values.outcome import ToolOutcome
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.execution import ToolExecutionToken
-    from dsh_nb.tools.outcome import ToolRun
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.execution import ToolExecutionToken
+    from dsh_nb.tools.values.outcome import ToolRun
 
 __all__ = [
     "REFUSED",
@@ -55,6 +56,7 @@ __all__ = [
     "CallView",
     "DoorCall",
     "answer_calls",
+    "record_unrun",
     "run_together",
 ]
 
@@ -64,6 +66,34 @@ _log = logging.getLogger("dsh_nb.tools")
 UNRUN: Final = ToolOutcome(status="error", stage="arguments")
 #: The outcome of a call to a tool the door does not offer.
 REFUSED: Final = ToolOutcome(status="error", stage="input")
+
+
+def record_unrun(
+    agent: Agent,
+    *,
+    call_id: str,
+    name: str,
+    arguments: object,
+    result: ToolExecutionResult,
+    outcome: ToolOutcome = UNRUN,
+) -> ToolExecutionResult:
+    """Journal a call that never reached the pipeline, and return its result.
+
+    A model's call whose arguments did not parse is ``tool/call`` then
+    ``tool/result`` with status ``error`` at stage ``arguments``; a call a
+    door refused (a tool it does not offer) is stage ``input``.
+    ``arguments`` is logged as given when it is lossless JSON (the raw
+    text a model sent, say) and left out otherwise.
+    """
+    try:
+        frozen: object = snapshot_json(arguments)
+    except NotJsonError:
+        frozen = ABSENT
+    session = agent.session
+    journal.record_call(session, call_id, name, frozen)
+    final = finalize(result, call_id)
+    journal.record_result(session, final, outcome)
+    return final
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,7 +277,7 @@ class CallRunner:
                 if problem is not None:
                     refused, outcome = error_result(call_id, problem), REFUSED
             if refused is not None:
-                result = journal.record_unrun(
+                result = record_unrun(
                     agent,
                     call_id=call_id,
                     name=call.name,

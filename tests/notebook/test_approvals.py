@@ -31,16 +31,16 @@ from dsh_nb.notebook.approvals import (
     install,
 )
 from dsh_nb.notebook.frontend import RequestOrigin
-from dsh_nb.tools.audit.approval import (
+from dsh_nb.tools.audit.session import Agent
+from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.pipeline.approval import (
     ApprovalDecision,
     ApprovalRequest,
     ApprovalService,
 )
-from dsh_nb.tools.audit.session import Agent
-from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.execution import Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.abort import AbortController, AbortSignal
+from dsh_nb.tools.values.execution import Ask, ToolExecutionInput, ToolExecutionResult
 
 pytestmark = pytest.mark.usefixtures("recording_comms")
 

@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.models import wire
 from dsh_nb.notebook import extension
-from dsh_nb.tools.execution import ToolExecutionResult, text_result
+from dsh_nb.tools.values.execution import ToolExecutionResult, text_result
 
 SCHEMAS = [
     {
@@ -68,7 +68,7 @@ def shell(cmd: str) -> str:
 
 CONTEXT = """
 import dsh_nb.notebook.extension as ext
-from dsh_nb.tools.execution import Accept
+from dsh_nb.tools.values.execution import Accept
 
 @ext.post_execute
 def remind(execution, result, next):

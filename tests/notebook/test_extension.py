@@ -326,7 +326,7 @@ def test_rerun_listener_cell_replaces_it(ip: InteractiveShell) -> None:
     run(ip, ADD)
     listener = """
 import dsh_nb.notebook.extension as ext
-from dsh_nb.tools.execution import Deny
+from dsh_nb.tools.values.execution import Deny
 
 @ext.pre_execute
 def no_big(execution, next):
@@ -353,7 +353,7 @@ def test_each_decorator_registers_and_returns_the_function(
         ip,
         """
 import dsh_nb.notebook.extension as ext
-from dsh_nb.tools.execution import Accept
+from dsh_nb.tools.values.execution import Accept
 seen = []
 
 @ext.guard
@@ -396,7 +396,7 @@ def test_scoped_listener_only_fires_for_its_agent(ip: InteractiveShell) -> None:
         ip,
         """
 import dsh_nb.notebook.extension as ext
-from dsh_nb.tools.execution import Deny
+from dsh_nb.tools.values.execution import Deny
 from dsh_nb.tools.audit.session import Agent
 other = Agent("other")
 

@@ -26,7 +26,7 @@ import dsh_nb
 import ipywidgets
 from dsh_nb.notebook import extension as ext
 from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.execution import Ask, ToolExecutionInput
+from dsh_nb.tools.values.execution import Ask, ToolExecutionInput
 from dsh_nb.tools.running.abort import AbortController
 
 state = ext.current_state()

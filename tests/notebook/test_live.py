@@ -14,8 +14,8 @@ from dsh_nb.cards import CARD_MIME, STATUSES
 from dsh_nb.notebook import extension
 from dsh_nb.notebook.live import LiveCall, card_status, classify
 from dsh_nb.notebook.replay import replay
-from dsh_nb.tools.execution import ToolExecutionResult
-from dsh_nb.tools.outcome import ToolOutcome
+from dsh_nb.tools.values.execution import ToolExecutionResult
+from dsh_nb.tools.values.outcome import ToolOutcome
 
 ADD = '''%%tool
 def add(a: int, b: int = 2) -> str:

@@ -16,7 +16,7 @@ from dsh_nb.notebook import extension
 from dsh_nb.notebook.live import LiveCall
 from dsh_nb.notebook.toolcell import parse_timeout
 from dsh_nb.tools.definition import tool
-from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 ADD = '''%%tool
 def add(a: int, b: int = 2) -> str:
@@ -488,7 +488,7 @@ def test_allow_policy_overrides_other_pre_execute_listeners(
     run(ip, ADD)
     run(
         ip,
-        "import dsh_nb.notebook.extension as ext\nfrom dsh_nb.tools.execution import Deny\n"
+        "import dsh_nb.notebook.extension as ext\nfrom dsh_nb.tools.values.execution import Deny\n"
         "@ext.pre_execute\ndef nope(execution, next):\n    return Deny('nope')\n",
     )
     assert run(ip, '%call add {"a": 1}').cards()[-1]["status"] == "denied"

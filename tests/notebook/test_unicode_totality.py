@@ -21,7 +21,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.models import wire
 from dsh_nb.notebook import extension
-from dsh_nb.tools.execution import ToolExecutionResult
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 any_text = st.text(st.characters(exclude_categories=()), max_size=10)
 json_like = st.recursive(
@@ -152,7 +152,7 @@ def test_call_is_as_total_as_execute(ip: InteractiveShell, value: Any) -> None:
 
 
 async def _execute(value: Any) -> ToolExecutionResult:
-    from dsh_nb.tools.execution import ToolExecutionInput
+    from dsh_nb.tools.values.execution import ToolExecutionInput
 
     registry = extension.registry()
     return await registry.execute(
@@ -236,7 +236,7 @@ def test_dispatch_answers_half_an_emoji_with_an_error(ip: InteractiveShell) -> N
 
 
 def test_wire_messages_escape_what_they_cannot_send() -> None:
-    from dsh_nb.tools.execution import text_result
+    from dsh_nb.tools.values.execution import text_result
 
     message = wire.tool_message(
         "id\ud800", text_result("id\ud800", "x\udfffy", is_error=False)

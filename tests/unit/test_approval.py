@@ -18,18 +18,23 @@ from typing import Any, cast
 
 import pytest
 
-from dsh_nb.tools.audit.approval import (
+from dsh_nb.tools.audit.session import Agent, SessionLog
+from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.errors import ApprovalError, HarnessError
+from dsh_nb.tools.pipeline.approval import (
     ApprovalDecision,
     ApprovalRequest,
     ApprovalService,
     effective_policy,
     set_approval_policy,
 )
-from dsh_nb.tools.audit.session import Agent, SessionLog
-from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.errors import ApprovalError, HarnessError
-from dsh_nb.tools.execution import Allow, Ask, ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import (
+    Allow,
+    Ask,
+    ToolExecutionInput,
+    ToolExecutionResult,
+)
 
 OUTCOMES = ("allowed-once", "rejected", "cancelled", "unavailable")
 

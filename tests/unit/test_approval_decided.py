@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-import dsh_nb.tools.audit.approval as approval_module
-from dsh_nb.tools.audit.approval import (
+import dsh_nb.tools.pipeline.approval as approval_module
+from dsh_nb.tools.audit.session import Agent
+from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.pipeline.approval import (
     DECIDERS,
     ApprovalDecision,
     ApprovalRequest,
     ApprovalService,
     set_approval_policy,
 )
-from dsh_nb.tools.audit.session import Agent
-from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.execution import Ask, ToolExecutionInput
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.abort import AbortController
+from dsh_nb.tools.values.execution import Ask, ToolExecutionInput
 
 POLICY = 'Error: approval policy "never" rejects tool "rm"'
 USER = 'Error: the user rejected tool "rm"'

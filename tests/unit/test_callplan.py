@@ -137,7 +137,7 @@ def test_a_guard_added_while_a_call_awaits_approval_applies_to_it() -> None:
     import asyncio
 
     from dsh_nb.tools import Ask, ToolExecutionInput, define_tool
-    from dsh_nb.tools.audit.approval import ApprovalService
+    from dsh_nb.tools.pipeline.approval import ApprovalService
 
     registry = ToolRegistry()
     registry.register(

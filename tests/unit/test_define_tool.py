@@ -24,9 +24,9 @@ from dsh_nb.tools.definition import (
     tool,
 )
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
-from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import ToolExecutionInput, ToolExecutionResult
 
 INVALID_ARGS = {"name": "ToolArgsError", "code": "INVALID_ARGS"}
 

@@ -1,4 +1,4 @@
-"""``dsh_nb.tools.export`` without Jupyter: cells run with exec, as a kernel runs them.
+"""``dsh_nb.export`` without Jupyter: cells run with exec, as a kernel runs them.
 
 Each cell is compiled under its own file name with its text in linecache,
 which is what IPython does, so functions can be traced to their cell.
@@ -11,9 +11,7 @@ import linecache
 import textwrap
 from typing import Any
 
-from dsh_nb.tools import Agent, Allow, Ask, Deny, ToolExecutionInput, ToolRegistry
-from dsh_nb.tools.audit.journal import turn
-from dsh_nb.tools.export import (
+from dsh_nb.export import (
     POLICY_TABLE,
     Cell,
     Hook,
@@ -21,7 +19,9 @@ from dsh_nb.tools.export import (
     export_module,
     registry_hooks,
 )
-from dsh_nb.tools.export.cells import needs_of
+from dsh_nb.export.cells import needs_of
+from dsh_nb.tools import Agent, Allow, Ask, Deny, ToolExecutionInput, ToolRegistry
+from dsh_nb.tools.audit.journal import turn
 
 
 class Notebook:

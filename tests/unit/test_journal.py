@@ -20,7 +20,8 @@ from dsh_nb.tools import (
     text_block,
 )
 from dsh_nb.tools.audit import journal
-from dsh_nb.tools.execution import text_result
+from dsh_nb.tools.runner import record_unrun
+from dsh_nb.tools.values.execution import text_result
 
 
 def _make(name: str, body: Any) -> ToolDefinition:
@@ -155,9 +156,7 @@ async def test_a_cancelled_call_is_journaled_as_cancelled() -> None:
 def test_record_unrun_journals_a_call_the_pipeline_never_saw() -> None:
     agent = Agent("model")
     result = text_result("c9", "Error: arguments are not JSON", is_error=True)
-    journal.record_unrun(
-        agent, call_id="c9", name="add", arguments="{broken", result=result
-    )
+    record_unrun(agent, call_id="c9", name="add", arguments="{broken", result=result)
     call, done = agent.session.events
     assert call["data"] == {"callId": "c9", "name": "add", "arguments": "{broken"}
     assert done["data"]["status"] == "error" and done["data"]["stage"] == "arguments"
@@ -199,8 +198,8 @@ def test_compact_entries_build_the_events_the_full_forms_build(
     # The journal keeps common calls as tuples of atoms; reading the log
     # must give exactly the events built straight from the call's values.
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
-    from dsh_nb.tools.results import finalize
+    from dsh_nb.tools.pipeline.results import finalize
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     log = SessionLog()
     arguments = snapshot_json({"a": 1, "nested": {"b": [1, 2]}})
@@ -225,7 +224,7 @@ def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
     log = SessionLog()
     result = finalize_text("c1", "3")
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     journal.record_call(log, "c1", "add", snapshot_json({"a": 1, "b": 2}))
     journal.record_result(log, result, ToolOutcome(status="done", stage="execute"))
@@ -235,7 +234,7 @@ def test_a_flat_call_leaves_no_object_the_collector_tracks() -> None:
 
 
 def finalize_text(call_id: str, text: str) -> Any:
-    from dsh_nb.tools.results import finalize
+    from dsh_nb.tools.pipeline.results import finalize
 
     return finalize(text_result(call_id, text, is_error=False), call_id)
 
@@ -244,7 +243,7 @@ def test_last_sees_the_latest_event_of_each_type_built_or_deferred() -> None:
     # Deferred journal entries are indexed lazily; built events of the same
     # type may come before and after them.
     from dsh_nb.tools.jsonvalue import snapshot_json
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
     agent = Agent("a")
     log = agent.session
@@ -254,7 +253,7 @@ def test_last_sees_the_latest_event_of_each_type_built_or_deferred() -> None:
     log.append("approval/asked", {"callId": "c2"})
     journal.record_call(log, "c2", "add", snapshot_json({"a": 2}))
     assert log.last("tool/call")["data"]["callId"] == "c2"  # type: ignore[index]
-    journal.record_unrun(
+    record_unrun(
         agent,
         call_id="c3",
         name="add",

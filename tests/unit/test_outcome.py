@@ -297,7 +297,7 @@ async def test_a_cancelled_task_leaves_a_cancelled_outcome() -> None:
 
 
 def test_outcomes_are_shared_values() -> None:
-    from dsh_nb.tools.outcome import outcome_of
+    from dsh_nb.tools.values.outcome import outcome_of
 
     assert outcome_of("done", "execute", None) is outcome_of("done", "execute", None)
     assert outcome_of("denied", "approval", "rejected").to_json() == {

@@ -25,7 +25,9 @@ from dsh_nb.tools.errors import (
     ListenerContractError,
     ToolErrorInfo,
 )
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.jsonvalue import ABSENT
+from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import (
     Accept,
     Allow,
     Block,
@@ -33,8 +35,6 @@ from dsh_nb.tools.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
 )
-from dsh_nb.tools.jsonvalue import ABSENT
-from dsh_nb.tools.registry import ToolRegistry
 
 # -- helpers -----------------------------------------------------------------
 

@@ -34,7 +34,8 @@ from jsonshapes import (
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import HarnessError
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import (
     Accept,
     Allow,
     Ask,
@@ -43,7 +44,6 @@ from dsh_nb.tools.execution import (
     ToolExecutionInput,
     ToolExecutionResult,
 )
-from dsh_nb.tools.registry import ToolRegistry
 
 T = TypeVar("T")
 

@@ -13,7 +13,6 @@ import pytest
 
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolResult, define_tool, text_block
-from dsh_nb.tools.execution import ToolExecutionResult
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict
 from dsh_nb.tools.presentation import (
     DiffCallView,
@@ -33,6 +32,7 @@ from dsh_nb.tools.presenter import (
     relativize_title,
 )
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import ToolExecutionResult
 
 RAW = [{"type": "text", "text": "raw output"}]
 

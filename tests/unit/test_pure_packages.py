@@ -2,7 +2,7 @@
 
 The subprocess below refuses to import IPython, ipykernel, ipywidgets,
 traitlets and comm, then imports every module of ``dsh_nb.tools``,
-``dsh_nb.cards``, ``dsh_nb.models``, ``dsh_nb.mcp`` (and ``dsh_nb.evals``
+``dsh_nb.export``, ``dsh_nb.cards``, ``dsh_nb.models``, ``dsh_nb.mcp`` (and ``dsh_nb.evals``
 when present) and runs each package's door, its ``registry=None`` defaults
 included: a lazy import of the notebook hidden in a function would fail here.
 """
@@ -26,7 +26,7 @@ class Refuse(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Refuse())
 
 import dsh_nb
-names = ["dsh_nb.tools", "dsh_nb.cards", "dsh_nb.models", "dsh_nb.mcp", "dsh_nb.evals"]
+names = ["dsh_nb.tools", "dsh_nb.export", "dsh_nb.cards", "dsh_nb.models", "dsh_nb.mcp", "dsh_nb.evals"]
 for name in names:
     try:
         package = importlib.import_module(name)

@@ -19,8 +19,8 @@ import pytest
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError
-from dsh_nb.tools.execution import ToolExecutionInput, ToolExecutionResult
 from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.execution import ToolExecutionInput, ToolExecutionResult
 
 # -- helpers -----------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from typing_extensions import NotRequired, TypedDict
 
 from dsh_nb.tools.definition import tool
 from dsh_nb.tools.errors import ToolArgsError, ToolDefinitionError
-from dsh_nb.tools.execution import ToolExecution
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, snapshot_json
 from dsh_nb.tools.running.abort import AbortController, AbortSignal
 from dsh_nb.tools.schema import SchemaProp, check_spec, validate_args
@@ -33,6 +32,7 @@ from dsh_nb.tools.signature import (
     docstring_summary,
     spec_from_signature,
 )
+from dsh_nb.tools.values.execution import ToolExecution
 
 
 class Color(str, enum.Enum):

@@ -13,12 +13,6 @@ import pytest
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.definition import define_tool
 from dsh_nb.tools.errors import ToolErrorInfo
-from dsh_nb.tools.execution import (
-    Accept,
-    ToolExecution,
-    ToolExecutionInput,
-    ToolExecutionResult,
-)
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.running.abort import (
     AbortController,
@@ -31,6 +25,12 @@ from dsh_nb.tools.running.timeout import (
     TOOL_TIMEOUT,
     TimeoutPolicy,
     tool_timeout_result,
+)
+from dsh_nb.tools.values.execution import (
+    Accept,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
 )
 
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}

@@ -11,7 +11,7 @@ whoever made it (a cell, a script, a model loop, an MCP server)::
 ``result`` is the wire form of the frozen result (``callId``, ``content``,
 ``isError``, ``error?``, ``additionalContext?``, ``meta?``), and ``status``,
 ``stage``, ``approval`` and ``bodyRunning`` are the call's
-:class:`~dsh_nb.tools.outcome.ToolOutcome`. ``arguments`` is absent when
+:class:`~dsh_nb.tools.values.outcome.ToolOutcome`. ``arguments`` is absent when
 they were not lossless JSON. The approval seam adds its own
 ``approval/asked`` / ``approval/decided`` pair in between.
 
@@ -43,16 +43,14 @@ from dsh_nb.tools.jsonvalue import (
     ABSENT,
     FrozenDict,
     FrozenList,
-    NotJsonError,
-    snapshot_json,
 )
-from dsh_nb.tools.outcome import DONE
 from dsh_nb.tools.surrogates import escape_tree
+from dsh_nb.tools.values.outcome import DONE
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent, SessionLog
-    from dsh_nb.tools.execution import ToolExecutionResult
-    from dsh_nb.tools.outcome import ToolOutcome
+    from dsh_nb.tools.values.execution import ToolExecutionResult
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
 __all__ = [
     "CALL",
@@ -63,7 +61,6 @@ __all__ = [
     "record_call",
     "record_cancelled",
     "record_result",
-    "record_unrun",
     "result_json",
     "turn",
 ]
@@ -245,40 +242,6 @@ def record_cancelled(session: SessionLog, call_id: object, reason: str) -> None:
     session._append_frozen(
         _event(CANCELLED, {"callId": _text(call_id), "reason": reason})
     )
-
-
-def record_unrun(
-    agent: Agent,
-    *,
-    call_id: str,
-    name: str,
-    arguments: object,
-    result: ToolExecutionResult,
-    outcome: ToolOutcome | None = None,
-) -> ToolExecutionResult:
-    """Journal a call that never reached the pipeline, and return its result.
-
-    A model's call whose arguments did not parse is ``tool/call`` then
-    ``tool/result`` with status ``error`` at stage ``arguments``; a call a
-    door refused (a tool it does not offer) is stage ``input``.
-    ``arguments`` is logged as given when it is lossless JSON (the raw
-    text a model sent, say) and left out otherwise.
-    """
-    from dsh_nb.tools.outcome import ToolOutcome
-    from dsh_nb.tools.results import finalize
-
-    data: dict[str, Any] = {"callId": _text(call_id), "name": _text(name)}
-    try:
-        data["arguments"] = snapshot_json(arguments)
-    except NotJsonError:
-        pass
-    session = agent.session
-    session._append_frozen(_event(CALL, data))
-    final = finalize(result, call_id)
-    if outcome is None:
-        outcome = ToolOutcome(status="error", stage="arguments")
-    record_result(session, final, outcome)
-    return final
 
 
 # --- turns

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecutionResult
+    from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = [
     "DEFAULT_MAX_RESULT_BYTES",
@@ -180,7 +180,7 @@ def bound_result(
     content, total = bound_content(result.content, max_bytes)
     if total is None:
         return result, None
-    from dsh_nb.tools.execution import ToolExecutionResult as _Result
+    from dsh_nb.tools.values.execution import ToolExecutionResult as _Result
 
     cut = _Result(
         call_id=result.call_id,

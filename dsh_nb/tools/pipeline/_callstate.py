@@ -12,9 +12,18 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final
 
-from dsh_nb.tools._waterfall import Ready, describe
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.jsonvalue import compact_json
+from dsh_nb.tools.pipeline.results import (
+    FATAL,
+    error_result,
+    finalize,
+    freeze_if_json,
+    settle,
+)
+from dsh_nb.tools.pipeline.waterfall import Ready, describe
+from dsh_nb.tools.running import worker
+from dsh_nb.tools.values.execution import (
     _PHASE_RUNNING,
     _PHASE_WRAPPING,
     Ask,
@@ -23,12 +32,9 @@ from dsh_nb.tools.execution import (
     ToolExecution,
     ToolExecutionResult,
 )
-from dsh_nb.tools.jsonvalue import compact_json
-from dsh_nb.tools.results import FATAL, error_result, finalize, freeze_if_json, settle
-from dsh_nb.tools.running import worker
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.approval import ApprovalDecision
+    from dsh_nb.tools.pipeline.approval import ApprovalDecision
     from dsh_nb.tools.pipeline.trace import Recorder
     from dsh_nb.tools.registry import ToolRegistry
 
@@ -199,7 +205,7 @@ class CallState:
         return None
 
     async def ask(self, decision: Ask) -> str | None:
-        from dsh_nb.tools.audit.approval import (
+        from dsh_nb.tools.pipeline.approval import (
             OUTCOMES,
             ApprovalDecision,
             ApprovalRequest,

@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
-from dsh_nb.tools._waterfall import describe
 from dsh_nb.tools.errors import ListenerContractError
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.pipeline.waterfall import describe
+from dsh_nb.tools.values.execution import (
     Accept,
     Allow,
     Ask,

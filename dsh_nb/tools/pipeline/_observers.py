@@ -11,12 +11,12 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.tools._waterfall import describe
 from dsh_nb.tools.errors import error_message
+from dsh_nb.tools.pipeline.waterfall import describe
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
     from dsh_nb.tools.pipeline.trace import Recorder
+    from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
 
 __all__ = ["notify"]
 

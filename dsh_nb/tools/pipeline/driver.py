@@ -17,7 +17,7 @@ Stage order (contract §4.1)::
 Each stage is written once; what the stages share on the way (dispatch,
 the approval seam, the guards) is :class:`~dsh_nb.tools.pipeline._callstate.CallState`.
 The driver records the call's
-:class:`~dsh_nb.tools.outcome.ToolOutcome` as the stages run, writes the
+:class:`~dsh_nb.tools.values.outcome.ToolOutcome` as the stages run, writes the
 agent's journal (:mod:`dsh_nb.tools.audit.journal`) and, only while a trace
 observer is registered, reports each stage to a
 :class:`~dsh_nb.tools.pipeline.trace.Recorder`.
@@ -31,22 +31,8 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from dsh_nb.tools._waterfall import run_waterfall
 from dsh_nb.tools.audit import journal
-from dsh_nb.tools.execution import (
-    _PHASE_FROZEN,
-    _PHASE_RUNNING,
-    _PHASE_WRAPPING,
-    Allow,
-    Block,
-    PreToolDecision,
-    ToolExecution,
-    ToolExecutionInput,
-    ToolExecutionResult,
-    text_result,
-)
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
-from dsh_nb.tools.outcome import DONE, ToolRun, outcome_of, settled_status
 from dsh_nb.tools.pipeline._callstate import CallState
 from dsh_nb.tools.pipeline._decisions import (
     ACCEPT,
@@ -58,8 +44,7 @@ from dsh_nb.tools.pipeline._decisions import (
     check_result,
 )
 from dsh_nb.tools.pipeline._observers import notify
-from dsh_nb.tools.pipeline.trace import Recorder
-from dsh_nb.tools.results import (
+from dsh_nb.tools.pipeline.results import (
     ARGS_NOT_JSON,
     FATAL,
     denial,
@@ -68,6 +53,21 @@ from dsh_nb.tools.results import (
     materialize,
     not_json_result,
 )
+from dsh_nb.tools.pipeline.trace import Recorder
+from dsh_nb.tools.pipeline.waterfall import run_waterfall
+from dsh_nb.tools.values.execution import (
+    _PHASE_FROZEN,
+    _PHASE_RUNNING,
+    _PHASE_WRAPPING,
+    Allow,
+    Block,
+    PreToolDecision,
+    ToolExecution,
+    ToolExecutionInput,
+    ToolExecutionResult,
+    text_result,
+)
+from dsh_nb.tools.values.outcome import DONE, ToolRun, outcome_of, settled_status
 
 if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry

@@ -1,7 +1,7 @@
 """Traces: who decided each stage of one call, and how long it took.
 
 A teaching aid for the cards, not the call's outcome (that is
-:mod:`dsh_nb.tools.outcome`). The stage driver calls a :class:`Recorder`
+:mod:`dsh_nb.tools.values.outcome`). The stage driver calls a :class:`Recorder`
 only while a trace observer is registered; without one it skips tracing
 entirely.
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Final, overload
 
-from dsh_nb.tools._waterfall import UNSETTLED, describe
-from dsh_nb.tools.execution import (
+from dsh_nb.tools.pipeline.waterfall import UNSETTLED, describe
+from dsh_nb.tools.values.execution import (
     Ask,
     Block,
     Deny,
@@ -149,7 +149,7 @@ class Recorder(Trace):
     It is the very :class:`Trace` the trace observers receive: the driver
     keeps raw facts per stage (its end on the clock, the deciding
     listener, the decision) and records are built on first read. It is also the
-    waterfall engine's :class:`~dsh_nb.tools._waterfall.Decider`: the
+    waterfall engine's :class:`~dsh_nb.tools.pipeline.waterfall.Decider`: the
     engine leaves in ``fn`` the listener whose value won, or None when
     the stage default did.
 

@@ -25,8 +25,8 @@ from dsh_nb.tools.running.abort import (
 )
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
     from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
 
 __all__ = ["TOOL_TIMEOUT", "TimeoutPolicy", "tool_timeout_result"]
 
@@ -36,7 +36,7 @@ TOOL_TIMEOUT: Final = "TOOL_TIMEOUT"
 
 def tool_timeout_result(call_id: str, timeout_ms: float) -> ToolExecutionResult:
     """Build the exact result reported when the policy's deadline won."""
-    from dsh_nb.tools.execution import ToolExecutionResult
+    from dsh_nb.tools.values.execution import ToolExecutionResult
 
     error = ToolTimeoutError(timeout_ms)
     return ToolExecutionResult(

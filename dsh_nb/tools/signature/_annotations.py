@@ -46,8 +46,8 @@ def _injectable() -> dict[type, str]:
     import it from (``dsh_nb``), not the file that defines it. Imported on
     first use, so this module does not load the pipeline at import time.
     """
-    from dsh_nb.tools.execution import ToolExecution
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.execution import ToolExecution
 
     return {ToolExecution: "execution", AbortSignal: "signal"}
 

@@ -17,8 +17,8 @@ from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.outcome import ToolOutcome
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
 __all__ = [
     "Accept",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.approval import ApprovalOutcome
-    from dsh_nb.tools.execution import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.pipeline.approval import ApprovalOutcome
+    from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
 
 __all__ = [
     "STAGES",

@@ -7,10 +7,10 @@ the tools need and writes the module (``%tools export`` is the door).
 
 from __future__ import annotations
 
-from dsh_nb.tools.export.cells import Cell
-from dsh_nb.tools.export.hooks import Hook, registry_hooks
-from dsh_nb.tools.export.module import POLICY_TABLE, Export, ToolSource, export_module
-from dsh_nb.tools.export.slicer import Problem
+from dsh_nb.export.cells import Cell
+from dsh_nb.export.hooks import Hook, registry_hooks
+from dsh_nb.export.module import POLICY_TABLE, Export, ToolSource, export_module
+from dsh_nb.export.slicer import Problem
 
 __all__ = [
     "POLICY_TABLE",

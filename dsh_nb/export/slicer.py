@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dsh_nb.tools.export.cells import Cell, Statement, needs_of, statements_of
+from dsh_nb.export.cells import Cell, Statement, needs_of, statements_of
 from dsh_nb.tools.origin import origin_of
 
 __all__ = ["BUILTINS", "MODULE_NAMES", "Problem", "Slicer"]

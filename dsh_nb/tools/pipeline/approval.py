@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from dsh_nb.tools._disposer import Disposer
-from dsh_nb.tools._waterfall import ListenerList, passthrough, run_waterfall
 from dsh_nb.tools.errors import ApprovalError
+from dsh_nb.tools.pipeline.waterfall import ListenerList, passthrough, run_waterfall
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent, SessionLog

@@ -15,9 +15,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from dsh_nb.tools.export.cells import Cell, Statement, needs_of
-from dsh_nb.tools.export.hooks import SEAMS, Hook
-from dsh_nb.tools.export.slicer import BUILTINS, MODULE_NAMES, Problem, Slicer
+from dsh_nb.export.cells import Cell, Statement, needs_of
+from dsh_nb.export.hooks import SEAMS, Hook
+from dsh_nb.export.slicer import BUILTINS, MODULE_NAMES, Problem, Slicer
 
 __all__ = ["POLICY_TABLE", "Export", "ToolSource", "export_module"]
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Final
 
 from dsh_nb.tools.errors import ToolErrorInfo, error_info, error_message
-from dsh_nb.tools.execution import ToolExecutionResult, text_result
 from dsh_nb.tools.jsonvalue import (
     ABSENT,
     FrozenDict,
@@ -20,6 +19,7 @@ from dsh_nb.tools.jsonvalue import (
     NotJsonError,
     snapshot_json,
 )
+from dsh_nb.tools.values.execution import ToolExecutionResult, text_result
 
 __all__ = [
     "ARGS_NOT_JSON",
