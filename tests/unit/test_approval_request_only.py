@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dsh_nb.tools.audit.approval import (
+
+from dsh_nb.tools.audit.session import Agent
+from dsh_nb.tools.definition import ToolDefinition
+from dsh_nb.tools.pipeline.approval import (
     ApprovalRequest,
     ApprovalService,
     set_approval_policy,
 )
-
-from dsh_nb.tools.audit.session import Agent
-from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.values.execution import Ask, ToolExecutionInput, ToolExecutionResult
 
