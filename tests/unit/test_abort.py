@@ -359,8 +359,10 @@ def test_timeout_reason_pickles() -> None:
 
 
 async def test_deadline_timer_fires_with_timeout_reason() -> None:
-    signal, dispose = deadline(None, 10, "TOOL_TIMEOUT")
+    # The clock starts before the timer does: a loaded machine may pause
+    # between the two, and the timer may never fire before its 10 ms.
     started = time.monotonic()
+    signal, dispose = deadline(None, 10, "TOOL_TIMEOUT")
     reason = await asyncio.wait_for(signal.wait(), 2)
     elapsed = time.monotonic() - started
     assert isinstance(reason, TimeoutReason)
