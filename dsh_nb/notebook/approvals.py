@@ -1,6 +1,12 @@
-"""Approvals as widgets: Allow once / Reject buttons for an ``Ask``.
+"""Approvals for an ``Ask``: buttons, a stdin line, or the headless outcome.
 
-The pipeline decides *whether* to ask; this module only answers. ``install``
+The pipeline decides *whether* to ask; this module only answers, through
+the channel :func:`~dsh_nb.notebook.frontend.choose_channel` picks for the
+request: Allow once / Reject buttons where the frontend delivers a click
+while the cell runs, the kernel's stdin where it takes input instead (VS
+Code, Colab, the classic Notebook: see ``stdin.py``), else the configured
+headless outcome. Both prompts are the same ``PendingAnswer`` underneath,
+so the card and the journal cannot tell how the person answered. ``install``
 registers one answerer on the kernel registry's ``ApprovalService``, which
 writes the audit pair (``approval/asked`` then ``approval/decided``) for
 every request, whatever happens here.
@@ -26,17 +32,17 @@ import asyncio
 import html
 import logging
 import sys
-import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.arguments import arguments_html
+from dsh_nb.cards.question import approval_question
+from dsh_nb.notebook.answer import PendingAnswer
 from dsh_nb.notebook.frontend import (
     RequestOrigin,
+    choose_channel,
     editor_without_widget_sign,
-    is_interactive,
     request_origin,
 )
 from dsh_nb.notebook.prompt import (
@@ -45,19 +51,19 @@ from dsh_nb.notebook.prompt import (
     SESSION_LABEL,
     ApprovalPrompt,
 )
+from dsh_nb.notebook.waiting import PendingAsk, interruptible
 from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.pipeline.approval import (
     OUTCOMES,
     ApprovalDecision,
     ApprovalOutcome,
     ApprovalRequest,
-    DecidedBy,
 )
-from dsh_nb.tools.running.sigint import PassOn, SigintHandler
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
+    from dsh_nb.notebook.stdin import KernelStdin, StdinTarget
     from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.registry import ToolRegistry
 
@@ -76,9 +82,9 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 NO_WIDGETS_HINT: Final = (
-    "dsh_nb: no widget frontend was detected, so approval prompts answer "
-    "DshConfig.headless_outcome at once. If this editor shows widgets (VS Code, "
-    'classic Notebook), run  %config DshConfig.frontend = "interactive"  to be '
+    "dsh_nb: this request neither shows widgets nor allows input, so approval "
+    "prompts answer DshConfig.headless_outcome at once. If this editor can "
+    'show widgets, run  %config DshConfig.frontend = "interactive"  to be '
     'asked; set it to "headless" to keep this behaviour without this note.'
 )
 
@@ -118,109 +124,10 @@ class ApprovalHost(Protocol):
     @property
     def live_calls(self) -> Mapping[str, LiveCallView]: ...
     @property
-    def pending_approvals(self) -> MutableMapping[str, ApprovalPrompt]: ...
+    def pending_approvals(self) -> MutableMapping[str, PendingAnswer]: ...
     def allow_for_session(
         self, tool_name: str, agent: Agent, call_id: str | None
     ) -> None: ...
-
-
-class _Pending:
-    """One approval being decided, and every way to cut it short.
-
-    The timeout, the call's abort signal and a kernel interrupt all call
-    :meth:`stop`, which cancels whatever is being awaited at that moment:
-    an answerer registered after ours, then the prompt. ``stopped`` then
-    says how the ask ended, for the service to record.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None):
-        self.loop = loop
-        self._thread = threading.get_ident()
-        self.note: str | None = None
-        self.stopped: ApprovalDecision | None = None
-        self._targets: list[Callable[[str], object]] = []
-        self._timer = None
-        if timeout is not None:
-            self._timer = loop.call_later(
-                timeout, self.stop, f"no answer within {timeout:g} s", "timeout"
-            )
-
-    def stop(self, note: str, by: DecidedBy = "answerer") -> None:
-        """Cancel what is awaited now and anything awaited later (loop only)."""
-        if self.note is not None:
-            return
-        self.note = note
-        self.stopped = ApprovalDecision(outcome="cancelled", decided_by=by)
-        for target in tuple(self._targets):
-            target(note)
-
-    def stop_threadsafe(self, note: str, by: DecidedBy = "answerer") -> None:
-        """:meth:`stop` from any thread: at once on the loop's, else posted."""
-        if threading.get_ident() == self._thread:
-            self.stop(note, by)
-        elif not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.stop, note, by)
-
-    def guard(self, target: Callable[[str], object]) -> Callable[[], None]:
-        """Have :meth:`stop` call ``target(note)``; return the undo."""
-        if self.note is not None:
-            target(self.note)
-            return _noop
-        self._targets.append(target)
-        return lambda: self._targets.remove(target)
-
-    async def run(self, awaitable: Awaitable[object]) -> object:
-        """Await ``awaitable`` unless stopped first (then ``stopped``)."""
-        task = asyncio.ensure_future(awaitable)
-        unguard = self.guard(lambda _note: task.cancel())
-        try:
-            await asyncio.wait({task})
-        finally:
-            unguard()
-            if not task.done():
-                task.cancel()
-        if task.cancelled():
-            return self.stopped or "cancelled"
-        return task.result()
-
-    def close(self) -> None:
-        """Disarm the timer."""
-        if self._timer is not None:
-            self._timer.cancel()
-
-
-_PENDING: Final[dict[_Pending, None]] = {}
-"""The approvals waiting now, in every installed answerer (SIGINT is
-process-wide)."""
-
-
-def _interrupt_pending(_pass_on: PassOn) -> None:
-    """While approvals are pending, a SIGINT cancels them instead of the cell.
-
-    ipykernel's own handler for async cells only wakes the loop on the next
-    message, so an awaiting cell ignores the stop button. This posts the
-    cancel with ``call_soon_threadsafe`` (which wakes the loop), after
-    stepping aside so that a second interrupt reaches the kernel.
-    """
-    _INTERRUPTS.step_aside()
-    # A signal handler runs between any two bytecodes: never stop inline.
-    for each in list(_PENDING):
-        if not each.loop.is_closed():
-            each.loop.call_soon_threadsafe(each.stop, "the kernel was interrupted")
-
-
-_INTERRUPTS: Final = SigintHandler(_interrupt_pending)
-
-
-@contextmanager
-def _interruptible(pending: _Pending) -> Iterator[None]:
-    """Let a kernel interrupt stop ``pending`` while inside."""
-    with _INTERRUPTS:
-        _PENDING[pending] = None
-        try:
-            yield
-        finally:
-            del _PENDING[pending]
 
 
 def _noop() -> None:
@@ -247,7 +154,7 @@ def _timeout_seconds(value: object) -> float | None:
 
 
 def _is_stale(
-    prompt: ApprovalPrompt, tool_name: str, origin: RequestOrigin | None
+    prompt: PendingAnswer, tool_name: str, origin: RequestOrigin | None
 ) -> bool:
     """A prompt from an earlier run of the same cell, asking the same tool."""
     old = prompt.origin
@@ -272,17 +179,19 @@ class _Answerer:
         state: ApprovalHost,
         origin: Callable[[], RequestOrigin | None],
         notices: ApprovalNotices | None = None,
+        stdin: KernelStdin | None = None,
     ) -> None:
         self.state = state
         self.origin = origin
         self.notices = notices
+        self.stdin = stdin
         self.hinted = False  # NO_WIDGETS_HINT is shown once per kernel
 
     async def __call__(
         self, request: ApprovalRequest, next_: Callable[[], Awaitable[object]]
     ) -> object:
         config = self.state.config
-        pending = _Pending(
+        pending = PendingAsk(
             asyncio.get_running_loop(), _timeout_seconds(config.approval_timeout)
         )
         signal = request.signal
@@ -294,13 +203,17 @@ class _Answerer:
             else _noop
         )
         try:
-            with _interruptible(pending):
+            with interruptible(pending):
                 inner = await pending.run(next_())
                 if _stands(inner):
                     return inner
                 if pending.stopped is not None:
                     return pending.stopped
-                if not is_interactive(config.frontend):
+                target = self.stdin.target() if self.stdin is not None else None
+                channel = choose_channel(config.frontend, stdin=target is not None)
+                if channel == "stdin" and target is not None:
+                    return await self.ask_stdin(request, pending, target)
+                if channel == "headless":
                     self.hint_once(config.frontend)
                     return _headless(config.headless_outcome)
                 return await self.ask(request, pending)
@@ -317,15 +230,10 @@ class _Answerer:
             print(NO_WIDGETS_HINT, file=sys.stderr)
 
     async def ask(
-        self, request: ApprovalRequest, pending: _Pending
+        self, request: ApprovalRequest, pending: PendingAsk
     ) -> ApprovalOutcome | ApprovalDecision:
-        """Show a prompt for ``request`` and await a click or a cancel."""
-        origin = self.origin()
-        prompts = self.state.pending_approvals
-        for stale in [
-            p for p in prompts.values() if _is_stale(p, request.tool_name, origin)
-        ]:
-            stale.cancel("superseded: the cell ran again")
+        """Show buttons for ``request`` and await a click or a cancel."""
+        origin = self._supersede(request)
         prompt = ApprovalPrompt(
             request.tool_name,
             reason=request.reason,
@@ -333,6 +241,66 @@ class _Answerer:
             origin=origin,
             details=self._details(request),
         )
+        try:
+            return await self._await(request, pending, prompt, announce=True)
+        finally:
+            prompt.close()
+
+    async def ask_stdin(
+        self, request: ApprovalRequest, pending: PendingAsk, target: StdinTarget
+    ) -> ApprovalOutcome | ApprovalDecision:
+        """Ask ``request`` on the kernel's stdin; settle as a click would."""
+        from dsh_nb.notebook.stdinprompt import StdinApproval, ask_on_stdin
+
+        stdin = self.stdin
+        assert stdin is not None
+        live = self.state.live_calls.get(request.call_id or "")
+        question = approval_question(
+            request.tool_name,
+            reason=request.reason,
+            arguments=to_plain(getattr(live, "arguments", None)),
+        )
+        prompt = StdinApproval(
+            question,
+            request.tool_name,
+            reason=request.reason,
+            call_id=request.call_id,
+            origin=self._supersede(request),
+        )
+
+        async def converse() -> None:
+            if not prompt.done:
+                prompt.settle_with(await ask_on_stdin(question, stdin, target))
+
+        # The turn is taken inside, so a prompt answered in code meanwhile
+        # (pending_approvals()) never shows its input box at all.
+        talk = asyncio.ensure_future(converse())
+        try:
+            return await self._await(request, pending, prompt, announce=False)
+        finally:
+            talk.cancel()
+            prompt.close()
+
+    def _supersede(self, request: ApprovalRequest) -> RequestOrigin | None:
+        """Cancel prompts of an earlier run of this cell; return the origin."""
+        origin = self.origin()
+        prompts = self.state.pending_approvals
+        for stale in [
+            p for p in prompts.values() if _is_stale(p, request.tool_name, origin)
+        ]:
+            stale.cancel("superseded: the cell ran again")
+        return origin
+
+    async def _await(
+        self,
+        request: ApprovalRequest,
+        pending: PendingAsk,
+        prompt: PendingAnswer,
+        *,
+        announce: bool,
+    ) -> ApprovalOutcome | ApprovalDecision:
+        """Show ``prompt`` with the call, await its answer, then tidy up."""
+        prompts = self.state.pending_approvals
         key = request.call_id or f"approval-{uuid.uuid4().hex}"
         previous = prompts.get(key)
         if previous is not None:
@@ -340,8 +308,10 @@ class _Answerer:
         prompts[key] = prompt
         unguard = pending.guard(prompt.cancel)
         hide = self._show(request, prompt)
-        notices = self.notices
-        settled = notices.announce(prompt, request.agent.name) if notices else _noop
+        notices = self.notices if announce else None
+        settled = _noop
+        if notices is not None and isinstance(prompt, ApprovalPrompt):
+            settled = notices.announce(prompt, request.agent.name)
         try:
             outcome = await prompt.wait()
             if outcome == "allowed-once" and prompt.for_session:
@@ -362,7 +332,6 @@ class _Answerer:
             except Exception:  # noqa: BLE001 - the outcome stands even if the card fails
                 _log.warning("could not replace the approval prompt", exc_info=True)
             settled()
-            prompt.close()
 
     def _details(self, request: ApprovalRequest) -> str:
         """What the call will do: its card above, or its arguments here."""
@@ -374,9 +343,7 @@ class _Answerer:
             return ""
         return arguments_html(to_plain(getattr(live, "arguments", None)))
 
-    def _show(
-        self, request: ApprovalRequest, prompt: ApprovalPrompt
-    ) -> Callable[[], None]:
+    def _show(self, request: ApprovalRequest, prompt: Any) -> Callable[[], None]:
         live = None
         if request.call_id is not None:
             live = self.state.live_calls.get(request.call_id)
@@ -393,7 +360,7 @@ class _Answerer:
         return _display_alone(prompt)
 
 
-def _display_alone(prompt: ApprovalPrompt) -> Callable[[], None]:
+def _display_alone(prompt: Any) -> Callable[[], None]:
     """Show the prompt on its own display handle; replace it when answered."""
     from IPython.display import display
 
@@ -418,11 +385,13 @@ def install(
     *,
     origin: Callable[[], RequestOrigin | None] = request_origin,
     notices: ApprovalNotices | None = None,
+    stdin: KernelStdin | None = None,
 ) -> Callable[[], None]:
-    """Register the widget answerer on ``state.registry.approval``.
+    """Register the approval answerer on ``state.registry.approval``.
 
     ``origin`` names the kernel request that is asking (tests inject one);
-    ``notices`` also announces each prompt (the JupyterLab notification).
+    ``notices`` also announces each prompt (the JupyterLab notification);
+    ``stdin`` asks where the frontend takes input but shows no widgets.
     Returns a dispose that removes the answerer and cancels pending prompts.
     """
     service = state.registry.approval
@@ -431,7 +400,7 @@ def install(
             f"{state.registry!r} has no ApprovalService; set "
             "registry.approval = ApprovalService() before installing approvals"
         )
-    answerer = _Answerer(state, origin, notices)
+    answerer = _Answerer(state, origin, notices, stdin)
     remove = service.on_request(answerer)
 
     def dispose() -> None:

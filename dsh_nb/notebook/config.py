@@ -52,11 +52,13 @@ class DshConfig(TransactionalConfigurable):
     ).tag(config=True)
 
     frontend = CaselessStrEnum(
-        ["auto", "interactive", "headless"],
+        ["auto", "interactive", "stdin", "headless"],
         default_value="auto",
         help=(
-            "Whether approval prompts wait for a click ('interactive'), apply "
-            "headless_outcome at once ('headless'), or detect it ('auto')."
+            "How approvals and tools' questions reach a person: buttons "
+            "('interactive'), a line on the kernel's stdin where the frontend "
+            "allows input ('stdin': VS Code, Colab, classic Notebook), "
+            "headless_outcome at once ('headless'), or per request ('auto')."
         ),
     ).tag(config=True)
 

@@ -95,13 +95,27 @@ def _install_approvals(state: KernelState) -> Callable[[], object]:
 
     channel = ApprovalChannel()
     close = channel.install(state.shell)
-    remove = approvals.install(state, notices=channel)
+    stdin, unfollow = _kernel_stdin(state.shell)
+    state.stdin = stdin
+    remove = approvals.install(state, notices=channel, stdin=stdin)
 
     def dispose() -> None:
         remove()  # cancels what is pending first, then the page is told
         close()
+        unfollow()
 
     return dispose
+
+
+def _kernel_stdin(shell: object) -> tuple[Any, Callable[[], None]]:
+    """The kernel's stdin channel, following cells; none outside a kernel."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None or getattr(kernel, "stdin_socket", None) is None:
+        return None, lambda: None
+    from dsh_nb.notebook.stdin import KernelStdin
+
+    stdin = KernelStdin(kernel)
+    return stdin, stdin.install(shell)
 
 
 def _remove(items: list[Any], item: object) -> None:

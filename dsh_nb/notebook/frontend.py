@@ -19,11 +19,17 @@ ipywidgets 8.1.9, ipykernel 7.4.0 and headless Chromium):
    metadata; nbclient, nbval and ``jupyter_client``'s ``execute()`` send no
    metadata at all.
 
-Either sign means interactive. Frontends that show neither (VS Code, classic
-Notebook 6, Voila) read as headless, which fails closed; set
-``%config DshConfig.frontend = "interactive"`` there. When such an editor is
-recognisable (request metadata without JupyterLab's keys, as VS Code sends),
-the first headless answer prints a note saying so.
+Either sign means widgets. Frontends that show neither (VS Code, Colab,
+classic Notebook 6, ``jupyter console``) deliver a click only after the
+running cell, so a prompt waiting in that cell could never hear it; but
+they do answer the kernel's stdin while a cell runs, and every
+``execute_request`` says whether its frontend takes input
+(``allow_stdin``; nbclient, nbval and papermill send false). So
+:func:`choose_channel` picks, per request: ``widgets`` on a widget sign,
+``stdin`` when the request allows input, else ``headless`` (the configured
+outcome, failing closed). When an editor is recognisable but neither holds
+(request metadata without JupyterLab's keys), the first headless answer
+prints a note saying so.
 """
 
 from __future__ import annotations
@@ -36,8 +42,11 @@ from typing import Any, Final, Literal
 __all__ = [
     "FRONTEND_MODES",
     "LAB_EXECUTE_KEYS",
+    "Channel",
     "FrontendMode",
     "RequestOrigin",
+    "allows_stdin",
+    "choose_channel",
     "current_request",
     "editor_without_widget_sign",
     "has_widget_frontend",
@@ -45,8 +54,10 @@ __all__ = [
     "request_origin",
 ]
 
-FrontendMode = Literal["auto", "interactive", "headless"]
-FRONTEND_MODES: Final = ("auto", "interactive", "headless")
+FrontendMode = Literal["auto", "interactive", "stdin", "headless"]
+FRONTEND_MODES: Final = ("auto", "interactive", "stdin", "headless")
+Channel = Literal["widgets", "stdin", "headless"]
+"""How a question reaches a person: buttons, a stdin line, or nobody."""
 LAB_EXECUTE_KEYS: Final = frozenset({"deletedCells", "recordTiming"})
 """Metadata keys JupyterLab-family frontends put on each execute request."""
 
@@ -145,22 +156,56 @@ def editor_without_widget_sign() -> bool:
     )
 
 
-def is_interactive(mode: str = "auto") -> bool:
-    """Decide whether to prompt: ``mode`` overrides detection unless ``auto``.
+def allows_stdin(parent: Mapping[str, Any] | None = None) -> bool:
+    """Whether ``parent`` (default: the current request) takes input.
 
-    Raises ``ValueError`` for a mode other than auto, interactive, headless.
+    True for an ``execute_request`` whose frontend set ``allow_stdin``.
+    """
+    if parent is None:
+        parent = current_request()
+    if parent is None:
+        return False
+    header = parent.get("header") or {}
+    content = parent.get("content")
+    return (
+        header.get("msg_type") == "execute_request"
+        and isinstance(content, Mapping)
+        and content.get("allow_stdin") is True
+    )
+
+
+def choose_channel(mode: str = "auto", *, stdin: bool | None = None) -> Channel:
+    """Pick how to ask a person for the current request.
+
+    ``interactive`` always means widgets, ``headless`` never asks, ``stdin``
+    asks on stdin when the request can take input (else headless), and
+    ``auto`` tries widgets, then stdin, then headless. ``stdin`` overrides
+    whether input can be asked now (default: :func:`allows_stdin`).
+
+    Raises ``ValueError`` for any other mode.
     """
     choice = mode.lower() if isinstance(mode, str) else mode
+    if choice not in FRONTEND_MODES:
+        raise ValueError(
+            'frontend mode must be "auto", "interactive", "stdin" or "headless", '
+            f'not {mode!r}; set it with %config DshConfig.frontend = "auto"'
+        )
     if choice == "interactive":
-        return True
+        return "widgets"
     if choice == "headless":
-        return False
-    if choice == "auto":
-        return has_widget_frontend()
-    raise ValueError(
-        f'frontend mode must be "auto", "interactive" or "headless", not {mode!r}; '
-        'set it with %config DshConfig.frontend = "auto"'
-    )
+        return "headless"
+    if choice == "auto" and has_widget_frontend():
+        return "widgets"
+    can_read = allows_stdin() if stdin is None else stdin
+    return "stdin" if can_read else "headless"
+
+
+def is_interactive(mode: str = "auto") -> bool:
+    """Whether a widget prompt would be shown for ``mode`` (see above).
+
+    Raises ``ValueError`` for an unknown mode.
+    """
+    return choose_channel(mode, stdin=False) == "widgets"
 
 
 def _shell() -> object | None:

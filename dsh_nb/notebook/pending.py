@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dsh_nb.notebook.prompt import ApprovalPrompt
+    from dsh_nb.notebook.answer import PendingAnswer
 
 __all__ = ["pending_approvals"]
 
 
-def pending_approvals() -> list[ApprovalPrompt]:
+def pending_approvals() -> list[PendingAnswer]:
     """Every pending approval prompt, oldest first.
 
     Each has ``.tool_name``, ``.call_id``, ``.reason``, ``.approve()``,

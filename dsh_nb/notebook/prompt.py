@@ -1,29 +1,22 @@
 """``ApprovalPrompt``: Allow once / Allow for this session / Reject.
 
-A thin view made of stock ipywidgets, over one future. It shows what the
-call will do (``details``, escaped HTML built by the caller) above the
-buttons. *Allow for this session* answers ``allowed-once`` like *Allow
-once*, and marks the answer (``for_session``) so the caller can add the
-allow rule. The first answer wins, whether it comes from a click in the
-browser, ``button.click()`` or ``approve()`` / ``allow_for_session()`` /
-``reject()`` in code; afterwards every button is disabled and unhooked. A
-click can arrive on another thread (JupyterLab may deliver widget messages
-on a subshell), so every settle runs on the prompt's event loop through
-``call_soon_threadsafe``. A callback that raises settles the prompt as
-``cancelled`` and says why in the prompt: it never reaches the kernel.
+A thin view made of stock ipywidgets over a
+:class:`~dsh_nb.notebook.answer.PendingAnswer`. It shows what the call will
+do (``details``, escaped HTML built by the caller) above the buttons.
+*Allow for this session* answers ``allowed-once`` like *Allow once*, and
+marks the answer (``for_session``) so the caller can add the allow rule.
+The first answer wins, whether it comes from a click in the browser,
+``button.click()`` or ``approve()`` / ``allow_for_session()`` /
+``reject()`` in code; afterwards every button is disabled and unhooked.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-from collections.abc import Callable
 from typing import Any, Final
 
 from dsh_nb.cards.escape import esc, visible
+from dsh_nb.notebook.answer import AnswerCallback, PendingAnswer
 from dsh_nb.notebook.frontend import RequestOrigin
-from dsh_nb.tools.pipeline.approval import ApprovalOutcome
 
 __all__ = [
     "ALLOW_LABEL",
@@ -36,19 +29,10 @@ __all__ = [
 ALLOW_LABEL: Final = "Allow once"
 SESSION_LABEL: Final = "Allow for this session"
 REJECT_LABEL: Final = "Reject"
-_SUMMARIES: Final = {
-    "allowed-once": "allowed once",
-    "rejected": "rejected",
-    "cancelled": "cancelled",
-    "unavailable": "unavailable",
-}
 _NO_TEX: Final = "mathjax_ignore tex2jax_ignore"
-_log = logging.getLogger(__name__)
-
-AnswerCallback = Callable[[ApprovalOutcome], object]
 
 
-class ApprovalPrompt:
+class ApprovalPrompt(PendingAnswer):
     """Allow once / Reject buttons over one future; the first answer wins.
 
     Parameters
@@ -75,22 +59,7 @@ class ApprovalPrompt:
         origin: RequestOrigin | None = None,
         details: str = "",
     ) -> None:
-        self.tool_name = tool_name
-        self.for_session = False
-        self.reason = reason
-        self.call_id = call_id
-        self.origin = origin
-        self.outcome: ApprovalOutcome | None = None
-        self.note: str = ""
-        self._callbacks: list[AnswerCallback] = []
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        self._future: asyncio.Future[ApprovalOutcome] | None = None
-        try:
-            self._bind(asyncio.get_running_loop())
-        except RuntimeError:
-            pass
+        super().__init__(tool_name, reason=reason, call_id=call_id, origin=origin)
         # esc() shows bidi overrides and controls as [U+202E], as the card
         # does: a tool name cannot reorder what the person approves.
         asked = f"<b>Approve tool call?</b> <code>{esc(tool_name)}</code>"
@@ -128,67 +97,8 @@ class ApprovalPrompt:
         self.session_button.on_click(self._on_session)
         self.reject_button.on_click(self._on_reject)
 
-    def __repr__(self) -> str:
-        state = self.outcome or "pending"
-        return f"<ApprovalPrompt {self.tool_name!r} {state}>"
-
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
-
-    @property
-    def done(self) -> bool:
-        """Whether the prompt has an outcome."""
-        return self.outcome is not None
-
-    def on_answer(self, fn: AnswerCallback) -> Callable[[], None]:
-        """Run ``fn(outcome)`` before a person's answer settles; return undo.
-
-        If ``fn`` raises, the prompt settles as ``cancelled`` and shows why.
-        """
-        self._callbacks.append(fn)
-        return lambda: self._callbacks.remove(fn) if fn in self._callbacks else None
-
-    def approve(self) -> None:
-        """Answer ``allowed-once`` from code, as the button would."""
-        self._answer("allowed-once")
-
-    def allow_for_session(self) -> None:
-        """Answer *Allow for this session* from code, as the button would."""
-        self._post(self._decide, "allowed-once", True)
-
-    def reject(self) -> None:
-        """Answer ``rejected`` from code, as the button would."""
-        self._answer("rejected")
-
-    def cancel(self, note: str = "cancelled") -> None:
-        """Settle as ``cancelled`` with ``note`` shown; safe from any thread."""
-        self._post(self._settle, "cancelled", note)
-
-    async def wait(self, timeout: float | None = None) -> ApprovalOutcome:
-        """Wait for the outcome; ``cancelled`` after ``timeout`` seconds."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._loop is None:
-                self._bind(loop)
-            elif self._loop is not loop:
-                raise RuntimeError(
-                    f"{self!r} belongs to another event loop; await it there"
-                )
-            if self.outcome is not None:
-                return self.outcome
-            if self._future is None:
-                self._future = loop.create_future()
-            future = self._future
-        timer = None
-        if timeout is not None:
-            timer = loop.call_later(
-                timeout, self.cancel, f"no answer within {timeout:g} s"
-            )
-        try:
-            return await asyncio.shield(future)
-        finally:
-            if timer is not None:
-                timer.cancel()
 
     def close(self) -> None:
         """Close every widget model (views disappear); settle if pending.
@@ -196,8 +106,7 @@ class ApprovalPrompt:
         Layout and style models too: an open box that points at a closed
         child breaks the state a reconnecting frontend asks for.
         """
-        if self.outcome is None:
-            self._settle("cancelled", "the prompt was closed")
+        super().close()
         parts = (
             self.widget,
             self._row,
@@ -215,56 +124,16 @@ class ApprovalPrompt:
             if style is not None:
                 style.close()
 
-    def summary(self) -> str:
-        """One line for people: what was asked and how it ended."""
-        state = _SUMMARIES.get(self.outcome or "", "waiting for an answer")
-        line = f'Approval for tool "{self.tool_name}": {state}'
-        return f"{line} ({self.note})" if self.note else line
-
-    def _bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._loop_thread = threading.get_ident()
-
     def _on_allow(self, _button: object) -> None:
-        self._answer("allowed-once")
+        self.approve()
 
     def _on_session(self, _button: object) -> None:
         self.allow_for_session()
 
     def _on_reject(self, _button: object) -> None:
-        self._answer("rejected")
+        self.reject()
 
-    def _answer(self, outcome: ApprovalOutcome) -> None:
-        self._post(self._decide, outcome)
-
-    def _post(self, fn: Callable[..., None], *args: object) -> None:
-        loop = self._loop
-        if loop is None or threading.get_ident() == self._loop_thread:
-            fn(*args)
-        elif not loop.is_closed():
-            loop.call_soon_threadsafe(fn, *args)
-
-    def _decide(self, outcome: ApprovalOutcome, for_session: bool = False) -> None:
-        if self.outcome is not None:
-            return
-        for fn in tuple(self._callbacks):
-            try:
-                fn(outcome)
-            except Exception as exc:  # noqa: BLE001 - a widget callback never kills the kernel
-                _log.debug("approval callback %r failed", fn, exc_info=True)
-                note = f"answer callback {fn!r} raised {type(exc).__name__}: {exc}"
-                self._settle("cancelled", note)
-                return
-        self.for_session = for_session
-        self._settle(outcome, "for this session" if for_session else "")
-
-    def _settle(self, outcome: ApprovalOutcome, note: str) -> None:
-        with self._lock:
-            if self.outcome is not None:
-                return
-            self.outcome = outcome
-            self.note = note
-            future = self._future
+    def _settled(self) -> None:
         for button, handler in (
             (self.allow_button, self._on_allow),
             (self.session_button, self._on_session),
@@ -273,5 +142,3 @@ class ApprovalPrompt:
             button.on_click(handler, remove=True)
             button.disabled = True
         self.message.value = f'<i class="{_NO_TEX}">{esc(self.summary())}</i>'
-        if future is not None and not future.done():
-            future.set_result(outcome)

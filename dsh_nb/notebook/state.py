@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.notebook.config import DshConfig
     from dsh_nb.notebook.live import LiveCall
+    from dsh_nb.notebook.stdin import KernelStdin
     from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.pipeline.trace import TraceRecord
@@ -85,6 +86,7 @@ class KernelState:
         self.runner = KernelRunner(self)
         self.live_calls: dict[str, LiveCall] = {}
         self.pending_approvals: dict[str, Any] = {}
+        self.stdin: KernelStdin | None = None  # set where the kernel has stdin
         self.policies: dict[str, PolicyEntry] = {}
         self.tools: dict[str, Disposer] = {}
         self.tool_cells: dict[str, ToolCell] = {}  # what %tools export reads

@@ -211,6 +211,7 @@ class KernelHarness:
         self._replies: dict[str, Mapping[str, Any]] = {}
         self._sent_at: dict[str, float] = {}
         self.comms: dict[str, CommRecord] = {}
+        self.input_requests: list[Mapping[str, Any]] = []
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -277,6 +278,7 @@ class KernelHarness:
         poller = zmq.Poller()
         poller.register(kc.iopub_channel.socket, zmq.POLLIN)
         poller.register(kc.shell_channel.socket, zmq.POLLIN)
+        poller.register(kc.stdin_channel.socket, zmq.POLLIN)
         self._poller = poller
         self._drain(0.05)
         return self
@@ -415,6 +417,45 @@ class KernelHarness:
         :meth:`pump` first to read what is pending.
         """
         return tuple(self._iopub.get(msg_id, ()))
+
+    # -- stdin ---------------------------------------------------------------
+
+    def wait_input(
+        self, parent: str | None = None, *, after: int = 0, timeout: float = 10.0
+    ) -> Mapping[str, Any]:
+        """Wait for the kernel's ``input_request`` number ``after`` (0: first).
+
+        ``parent`` keeps those of one execute request. Returns the message;
+        its ``content["prompt"]`` is what a frontend shows by the input box.
+        """
+
+        def asked() -> list[Mapping[str, Any]]:
+            return [
+                m
+                for m in self.input_requests
+                if m["msg_type"] == "input_request"
+                and (parent is None or m["parent_header"].get("msg_id") == parent)
+            ]
+
+        self.wait_for(
+            lambda: len(asked()) > after,
+            timeout=timeout,
+            what=f"input_request #{after} of {parent}",
+        )
+        return asked()[after]
+
+    def answer_input(self, value: str, request: Mapping[str, Any] | None = None) -> str:
+        """Type ``value`` into the input box, as JupyterLab's services send it.
+
+        The reply's parent is ``request``'s header (JupyterLab and VS Code
+        send it); with None it has none, as ``jupyter_client``'s
+        ``input()`` sends it. Returns the reply's msg_id.
+        """
+        kc = self._client()
+        parent = dict(request["header"]) if request is not None else None
+        message = kc.session.msg("input_reply", {"value": value}, parent=parent)
+        kc.stdin_channel.send(message)
+        return str(message["header"]["msg_id"])
 
     # -- widgets -----------------------------------------------------------
 
@@ -591,6 +632,8 @@ class KernelHarness:
                 count += self._read(kc.iopub_channel, self._on_iopub)
             if kc.shell_channel.socket in ready:
                 count += self._read(kc.shell_channel, self._on_shell)
+            if kc.stdin_channel.socket in ready:
+                count += self._read(kc.stdin_channel, self.input_requests.append)
 
     @staticmethod
     def _read(channel: Any, handle: Callable[[Mapping[str, Any]], None]) -> int:

@@ -181,12 +181,12 @@ def test_headless_answers_at_once_without_a_prompt(kernel: KernelHarness) -> Non
 
 
 def test_an_editor_without_widget_signs_gets_one_note(kernel: KernelHarness) -> None:
-    """VS Code sends a cellId but none of Lab's keys: say why nothing was asked."""
+    """An editor request (a cellId, none of Lab's keys) refusing input: say why."""
     kernel.run('use(frontend="auto")')
     vscode = {"cellId": "vscode-notebook-cell:/work/demo.ipynb#W2sZmlsZQ%3D%3D"}
     first = kernel.execute(CALL, metadata=vscode, timeout=10).check()
     assert json.loads(first.stdout)[0] is True
-    assert "no widget frontend was detected" in first.stderr
+    assert "neither shows widgets nor allows input" in first.stderr
     assert '%config DshConfig.frontend = "interactive"' in first.stderr
     assert last_audit(kernel)["last"] == [["delete", "unavailable"]]
     again = kernel.execute(CALL, metadata=vscode, timeout=10).check()
