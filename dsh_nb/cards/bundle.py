@@ -41,7 +41,6 @@ from typing import Any
 from dsh_nb.cards.cardhtml import card_html
 from dsh_nb.cards.cardtext import card_markdown, card_plain
 from dsh_nb.cards.escape import visible
-from dsh_nb.cards.hunks import shorten_plans
 from dsh_nb.cards.layout import CardLayout
 from dsh_nb.cards.model import (
     CALL_VIEWS,
@@ -52,6 +51,7 @@ from dsh_nb.cards.model import (
     TraceEntry,
 )
 from dsh_nb.cards.payload import card_payload
+from dsh_nb.cards.shorten import shorten_plans
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.presentation import ToolCallView, ToolResultView
 from dsh_nb.tools.surrogates import escape_tree

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from dsh_nb.cards.linematch import AnchoredMatcher
@@ -36,9 +36,9 @@ __all__ = [
     "Hunk",
     "Row",
     "Skip",
+    "cut_rows",
     "looks_binary",
     "plan_diffs",
-    "shorten_plans",
 ]
 
 # kind (" ", "-", "+", "\\"), old line number, new line number (0 = none),
@@ -213,20 +213,50 @@ def _count(group: Sequence[_Opcode], a: _Side, b: _Side) -> int:
     return total
 
 
-def _skip(rows: Sequence[Row]) -> Skip:
-    return Skip(
-        rows=len(rows),
-        old=sum(1 for r in rows if r[0] in " -" and r[1]),
-        new=sum(1 for r in rows if r[0] in " +" and r[2]),
-    )
+def _skip(items: Sequence[Row | Skip]) -> Skip:
+    """One :class:`Skip` for ``items`` (rows, and skips already made)."""
+    rows = old = new = 0
+    for item in items:
+        if isinstance(item, Skip):
+            rows, old, new = rows + item.rows, old + item.old, new + item.new
+        else:
+            rows += 1
+            old += item[0] in " -" and item[1] > 0
+            new += item[0] in " +" and item[2] > 0
+    return Skip(rows=rows, old=old, new=new)
 
 
-def _cut(pieces: list[tuple[str, list[Row]]], budget: int) -> list[Row | Skip]:
+def _split_at(items: Sequence[Row | Skip], keep: int) -> int:
+    """The index after the first ``keep`` rows of ``items`` (skips count 0)."""
+    seen = 0
+    for index, item in enumerate(items):
+        if seen == keep:
+            return index
+        seen += not isinstance(item, Skip)
+    return len(items)
+
+
+def _shown(items: Sequence[Row | Skip]) -> int:
+    return sum(1 for item in items if not isinstance(item, Skip))
+
+
+def _head(items: Sequence[Row | Skip], keep: int) -> list[Row | Skip]:
+    """The first ``keep`` rows of ``items``, then one skip for the rest."""
+    cut = _split_at(items, keep)
+    rest = items[cut:]
+    return [*items[:cut], _skip(rest)] if rest else list(items)
+
+
+def cut_rows(
+    pieces: Sequence[tuple[str, Sequence[Row | Skip]]], budget: int
+) -> list[Row | Skip]:
     """Keep at most ``budget`` rows of a hunk, changes before context.
 
-    Context shrinks first (to the lines nearest the change); a removal
-    followed by an addition (a change) shares what is left, so the reader
-    sees the start of both. Every cut leaves a :class:`Skip`.
+    ``pieces`` are the hunk's runs (``"="``, ``"-"`` or ``"+"`` and their
+    rows, which may hold skips from an earlier cut). Context shrinks first
+    (to the lines nearest the change); a removal followed by an addition
+    (a change) shares what is left, so the reader sees the start of both.
+    Every cut leaves a :class:`Skip`.
     """
     context = min(_CONTEXT, max(1, budget // 6))
     out: list[Row | Skip] = []
@@ -234,31 +264,28 @@ def _cut(pieces: list[tuple[str, list[Row]]], budget: int) -> list[Row | Skip]:
         if kind == "+" and k and pieces[k - 1][0] == "-":
             continue  # drawn with its removal
         if budget <= 0:
-            rest = [r for _, more in pieces[k:] for r in more]
-            out.append(_skip(rest))
+            out.append(_skip([r for _, more in pieces[k:] for r in more]))
             break
+        count = _shown(rows)
         if kind == "=":
-            keep = min(len(rows), context, budget)
-            if k == 0 and keep < len(rows):  # leading: keep the nearest lines
-                out.append(_skip(rows[: len(rows) - keep]))
-                out.extend(rows[len(rows) - keep :])
+            keep = min(count, context, budget)
+            if k == 0 and keep < count:  # leading: keep the nearest lines
+                cut = _split_at(rows, count - keep)
+                out.append(_skip(rows[:cut]))
+                out.extend(rows[cut:])
             else:
-                out.extend(rows[:keep])
-                if keep < len(rows):
-                    out.append(_skip(rows[keep:]))
+                out.extend(_head(rows, keep))
             budget -= keep
             continue
-        added = pieces[k + 1][1] if kind == "-" and k + 1 < len(pieces) else []
-        if added and pieces[k + 1][0] != "+":
-            added = []
-        keep_old = min(len(rows), max(budget - len(added), (budget + 1) // 2))
-        keep_new = min(len(added), budget - keep_old)
-        for part, keep in ((rows, keep_old), (added, keep_new)):
-            if not part:
-                continue
-            out.extend(part[:keep])
-            if keep < len(part):
-                out.append(_skip(part[keep:]))
+        added: Sequence[Row | Skip] = ()
+        if kind == "-" and k + 1 < len(pieces) and pieces[k + 1][0] == "+":
+            added = pieces[k + 1][1]
+        more = _shown(added)
+        keep_old = min(count, max(budget - more, (budget + 1) // 2))
+        keep_new = min(more, budget - keep_old)
+        out.extend(_head(rows, keep_old))
+        if added:
+            out.extend(_head(added, keep_new))
         budget -= keep_old + keep_new
     return out
 
@@ -365,7 +392,7 @@ def _build(work: _Work, shares: list[int], limit: int) -> None:
         if share >= total:
             hunk.rows = [r for _, rows in pieces for r in rows]
         else:
-            hunk.rows = _cut(pieces, share)
+            hunk.rows = cut_rows(pieces, share)
         plan.shown += hunk.shown
         plan.blocks.append(hunk)
         prev_i, prev_j = last_i, last_j
@@ -408,34 +435,3 @@ def plan_diffs(diffs: Sequence[FileDiff], limits: CardLimits) -> list[FilePlan]:
         _build(w, shares[start : start + len(w.totals)], limits.max_diff_lines)
         start += len(w.totals)
     return plans
-
-
-def shorten_plans(plans: Sequence[FilePlan], rows: int) -> list[FilePlan]:
-    """The first ``rows`` drawn rows of planned files, in whole hunks.
-
-    What the static fallbacks draw of a big diff; each file cut short says
-    so, and where the rest is.
-    """
-    out: list[FilePlan] = []
-    left = rows
-    for plan in plans:
-        if plan.shown <= left:
-            out.append(plan)
-            left -= plan.shown
-            continue
-        short = replace(plan, blocks=[], shown=0)
-        for block in plan.blocks:
-            if isinstance(block, Hunk):
-                if block.shown > left and short.shown:
-                    break
-                if block.shown > left:  # a first hunk alone over the budget
-                    block = replace(block, rows=block.rows[:left])
-                short.shown += block.shown
-                left -= block.shown
-            short.blocks.append(block)
-        short.truncated = (
-            f"shortened here: {short.shown:,} of {plan.shown:,} rows drawn; "
-            "JupyterLab shows the card's whole diff"
-        )
-        out.append(short)
-    return out

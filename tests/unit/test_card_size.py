@@ -60,3 +60,43 @@ def test_a_small_diff_card_keeps_every_part_whole() -> None:
     )
     assert set(card.data) == {CARD_MIME, "text/html", "text/markdown", "text/plain"}
     assert "shortened" not in card.data["text/html"]
+
+
+def rewrite(n: int) -> CardModel:
+    old = "".join(f"old line {i}\n" for i in range(n))
+    new = "".join(f"new line {i}\n" for i in range(n))
+    diff = FileDiff(path="r.py", old_text=old, new_text=new)
+    return CardModel(tool="edit", status="done", result=DiffResultView(diffs=[diff]))
+
+
+def test_a_shortened_rewrite_shows_both_sides_with_what_was_left_out() -> None:
+    """A 2,000-line rewrite in the static HTML: removed AND added lines."""
+    card = render_card(rewrite(2_000))
+    html = card.data["text/html"]
+    assert html.count("-old line ") == 100 and html.count("+new line ") == 100
+    assert "-old line 0" in html and "+new line 0" in html
+    assert "+new line 100" not in html
+    # what the plan left (1,000 of each side), then the 900 more the HTML leaves
+    assert html.count("\u22ef 1,900 more rows") == 2
+    assert "shortened here: 200 of 2,000 rows drawn" in html
+    hunk = card.data[CARD_MIME]["result"]["diffs"][0]["hunks"][0]
+    assert hunk["lines"][1000] == {"more": 1000, "old": 1000, "new": 0}
+
+
+def test_every_drawn_hunk_of_a_shortened_card_has_both_sides() -> None:
+    from dsh_nb.cards.hunks import Hunk, Skip, plan_diffs
+    from dsh_nb.cards.model import CardLimits
+    from dsh_nb.cards.shorten import shorten_plans
+
+    old = "".join(f"line {i}\n" for i in range(3_000))
+    new = old.replace("line 5\n", "".join(f"x{i}\n" for i in range(400)))
+    new = new.replace("line 2000\n", "".join(f"y{i}\n" for i in range(50)))
+    diff = FileDiff(path="f", old_text=old, new_text=new)
+    (plan,) = shorten_plans(plan_diffs([diff], CardLimits()), 200)
+    hunks = [b for b in plan.blocks if isinstance(b, Hunk)]
+    for hunk in hunks:
+        kinds = {r[0] for r in hunk.rows if not isinstance(r, Skip)}
+        assert {"-", "+"} <= kinds
+        hidden = sum(r.rows for r in hunk.rows if isinstance(r, Skip))
+        assert hunk.shown + hidden == hunk.total
+    assert plan.shown <= 200
