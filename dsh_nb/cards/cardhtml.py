@@ -25,7 +25,9 @@ from dsh_nb.cards.markup import (
     FG_MUTED,
     INFO,
     OK,
+    PILL,
     PRE_STYLE,
+    THEME_STYLE,
     UI_FONT,
     WARN,
     el,
@@ -61,6 +63,16 @@ STATUS_COLOURS: Final = {
     "timed-out": ERR,
     "cancelled": FG_MUTED,
 }
+STATUS_PILLS: Final = {
+    "pending": PILL["muted"],
+    "awaiting-approval": PILL["warn"],
+    "running": PILL["info"],
+    "done": PILL["ok"],
+    "denied": PILL["err"],
+    "error": PILL["err"],
+    "timed-out": PILL["err"],
+    "cancelled": PILL["muted"],
+}
 _MUTED: Final = f"color:{FG_MUTED}"
 _SUMMARY: Final = f"cursor:pointer;color:{FG_MUTED};margin:2px 0"
 _SECTION: Final = "margin:4px 0"
@@ -74,7 +86,7 @@ def _notice(text: str, colour: str = FG_MUTED) -> str:
 
 def _header(card: CardLayout) -> str:
     model = card.model
-    colour = ERR if model.is_error else STATUS_COLOURS[model.status]
+    colour = PILL["err"] if model.is_error else STATUS_PILLS[model.status]
     font = CODE_FONT if card.kind == "terminal" else UI_FONT
     parts = [
         el("span", esc(card.icon), "flex:none", "dsh-ToolCard-icon"),
@@ -101,13 +113,15 @@ def _header(card: CardLayout) -> str:
         parts.append(
             pill(
                 f"approval: {model.approval}",
-                OK if good else WARN,
+                PILL["ok"] if good else PILL["warn"],
                 "dsh-ToolCard-approval",
             )
         )
     if card.exit is not None:
         label, success = card.exit
-        parts.append(pill(label, OK if success else ERR, "dsh-ToolCard-exit"))
+        parts.append(
+            pill(label, PILL["ok"] if success else PILL["err"], "dsh-ToolCard-exit")
+        )
     return el(
         "div",
         "".join(parts),
@@ -273,4 +287,5 @@ def card_html(card: CardLayout) -> str:
         )
     # mathjax_ignore: JupyterLab would typeset "$HOME $PATH" in tool text.
     cls = f"dsh-ToolCard dsh-mod-{esc(model.status)} mathjax_ignore tex2jax_ignore"
-    return f'<div class="{cls}" style="{root}">{_header(card)}{body}</div>'
+    head = THEME_STYLE + _header(card)
+    return f'<div class="{cls}" style="{root}">{head}{body}</div>'

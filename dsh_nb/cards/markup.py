@@ -1,10 +1,23 @@
 """The theme palette and the few tags every HTML card part is built from.
 
 Tool strings reach these tags only through :func:`~dsh_nb.cards.escape.esc`;
-attribute values are only the constants defined here. Colours
-are JupyterLab CSS variables with fallbacks, so a card follows the theme in
-JupyterLab and still reads on nbviewer and GitHub, where the variables are
-undefined.
+attribute values are only the constants defined here.
+
+A card's ``text/html`` is what people see wherever our renderer is not:
+VS Code, Colab, nbviewer, GitHub, ``jupyter nbconvert --to html``. Each
+colour is a ``--dsh-*`` variable that :data:`THEME_STYLE` (one ``<style>``
+block at the top of a card, scoped to ``.dsh-ToolCard``) sets from what the
+page offers: JupyterLab's ``--jp-*`` variables, else VS Code's
+``--vscode-*`` ones, else our own light or dark colours, picked by the
+page's theme sign (VS Code's ``vscode-dark`` / ``vscode-light`` body class,
+JupyterLab's and nbconvert's ``data-jp-theme-light``) or by
+``prefers-color-scheme``. Coloured text (success, error, warning, link)
+always comes from our own palette, whose colours keep a 4.5:1 contrast on
+the light or dark background they are chosen for; theme accents (JupyterLab
+``#388e3c`` green on white: 4.1:1) do not. A card paints its own
+background, so its text reads on any page. Where a page drops the style
+block (a sanitizer), each inline value still falls back to JupyterLab's
+variable, VS Code's, then a light colour, as before.
 """
 
 from __future__ import annotations
@@ -27,7 +40,9 @@ __all__ = [
     "HUNK_BG",
     "INFO",
     "OK",
+    "PILL",
     "PRE_STYLE",
+    "THEME_STYLE",
     "UI_FONT",
     "WARN",
     "el",
@@ -35,15 +50,91 @@ __all__ = [
     "pre",
 ]
 
-FG: Final = "var(--jp-content-font-color1, #1f2328)"
-FG_MUTED: Final = "var(--jp-content-font-color2, #59636e)"
-BG: Final = "var(--jp-layout-color1, #ffffff)"
-BG_ALT: Final = "var(--jp-layout-color2, #f6f8fa)"
-BORDER: Final = "var(--jp-border-color2, #d1d9e0)"
-OK: Final = "var(--jp-success-color1, #1a7f37)"
-ERR: Final = "var(--jp-error-color1, #d1242f)"
-WARN: Final = "var(--jp-warn-color1, #9a6700)"
-INFO: Final = "var(--jp-info-color1, #0969da)"
+_LIGHT: Final = {
+    "fg": "#1f2328",
+    "muted": "#59636e",
+    "bg": "#ffffff",
+    "alt": "#f6f8fa",
+    "border": "#d1d9e0",
+    "ok": "#1a7f37",
+    "err": "#cf222e",
+    "warn": "#9a6700",
+    "info": "#0969da",
+}
+_DARK: Final = {
+    "fg": "#e6edf3",
+    "muted": "#9198a1",
+    "bg": "#0d1117",
+    "alt": "#151b23",
+    "border": "#3d444d",
+    "ok": "#3fb950",
+    "err": "#ff7b72",
+    "warn": "#d29922",
+    "info": "#58a6ff",
+}
+# Which page variable each base colour follows first, then VS Code's.
+_FOLLOW: Final = {
+    "fg": ("--jp-content-font-color1", "--vscode-editor-foreground"),
+    "muted": ("", "--vscode-descriptionForeground"),
+    "bg": ("--jp-layout-color1", "--vscode-editor-background"),
+    # JupyterLab's second layout colour is too light in its dark theme
+    # (#424242) for coloured text: code blocks take ours there.
+    "alt": ("", "--vscode-textCodeBlock-background"),
+    "border": ("--jp-border-color2", "--vscode-panel-border"),
+}
+
+
+def _chain(name: str, literal: str) -> str:
+    jp, vscode = _FOLLOW.get(name, ("", ""))
+    value = literal
+    for var in (vscode, jp):
+        if var:
+            value = f"var({var},{value})"
+    return value
+
+
+def _block(palette: dict[str, str]) -> str:
+    return ";".join(f"--dsh-{k}:{_chain(k, v)}" for k, v in palette.items())
+
+
+def _colour(name: str) -> str:
+    """An inline colour: the card's variable, else the page's, else light."""
+    return f"var(--dsh-{name},{_chain(name, _LIGHT[name])})"
+
+
+_CARD: Final = ".dsh-ToolCard,.dsh-Themed"
+_DARK_PAGE: Final = (
+    f"body.vscode-dark :is({_CARD}),body.vscode-high-contrast :is({_CARD}),"
+    f"body[data-jp-theme-light=false] :is({_CARD})"
+)
+_LIGHT_PAGE: Final = (
+    f"body.vscode-light :is({_CARD}),body.vscode-high-contrast-light :is({_CARD}),"
+    f"body[data-jp-theme-light=true] :is({_CARD})"
+)
+THEME_STYLE: Final = (
+    f"<style>:is({_CARD}){{{_block(_LIGHT)}}}"
+    f"@media (prefers-color-scheme:dark){{:is({_CARD}){{{_block(_DARK)}}}}}"
+    f"{_DARK_PAGE}{{{_block(_DARK)}}}{_LIGHT_PAGE}{{{_block(_LIGHT)}}}</style>"
+)
+"""The card's theme: one constant style block, scoped to our classes."""
+
+FG: Final = _colour("fg")
+FG_MUTED: Final = _colour("muted")
+BG: Final = _colour("bg")
+BG_ALT: Final = _colour("alt")
+BORDER: Final = _colour("border")
+OK: Final = _colour("ok")
+ERR: Final = _colour("err")
+WARN: Final = _colour("warn")
+INFO: Final = _colour("info")
+PILL: Final = {
+    "ok": "#1a7f37",
+    "err": "#cf222e",
+    "warn": "#8a5c00",
+    "info": "#0969da",
+    "muted": "#59636e",
+}
+"""Solid label backgrounds: white text on each reads at 4.5:1 on any page."""
 ADD_BG: Final = "rgba(46, 160, 67, 0.18)"
 DEL_BG: Final = "rgba(248, 81, 73, 0.18)"
 HUNK_BG: Final = "rgba(84, 174, 255, 0.15)"
@@ -78,7 +169,11 @@ def pre(body: str, cls: str = "", style: str = PRE_STYLE) -> str:
 
 
 def pill(text: str, colour: str, cls: str = "dsh-ToolCard-pill") -> str:
-    """Return a small rounded label; ``text`` is tool text and gets escaped."""
+    """Return a small rounded label; ``text`` is tool text and gets escaped.
+
+    ``colour`` is one of :data:`PILL`'s values: white text needs a solid,
+    dark enough background whatever the page's theme.
+    """
     style = (
         "display:inline-block;padding:0 7px;border-radius:9px;font-size:11px;"
         f"line-height:18px;color:#fff;background:{colour};white-space:nowrap"

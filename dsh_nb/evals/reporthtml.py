@@ -36,7 +36,9 @@ _LABELS: Final = {
     "recovered": "recovered",
     "passed": "passed",
 }
-_CELL: Final = "padding:3px 8px;text-align:left;vertical-align:top"
+_CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
+# A name may be long (a tool, a variant): it wraps rather than widen the table.
+_NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
 _MUTED: Final = "opacity:.7"
 
 
@@ -50,8 +52,9 @@ def _bar(rate: Rate) -> str:
     width = round(rate.value * 100)
     low, high = round(rate.low * 100), round(rate.high * 100)
     return (
-        "<div style='display:flex;align-items:center;gap:6px'>"
-        "<div style='position:relative;width:90px;height:10px;border-radius:2px;"
+        "<div style='display:flex;flex-wrap:wrap;align-items:center;"
+        "column-gap:6px;max-width:150px'>"
+        "<div style='position:relative;width:60px;height:10px;border-radius:2px;"
         "background:var(--jp-layout-color3,#ddd)'>"
         f"<div style='width:{width}%;height:100%;border-radius:2px;"
         "background:var(--jp-brand-color1,#1976d2)'></div>"
@@ -59,7 +62,8 @@ def _bar(rate: Rate) -> str:
         "height:2px;background:var(--jp-ui-font-color1,#000);opacity:.45'></div>"
         "</div>"
         f"<span>{width}%</span>"
-        f"<span style='{_MUTED};font-size:85%'>[{low}-{high}] n={rate.n}</span>"
+        f"<span style='{_MUTED};font-size:85%;white-space:nowrap'>"
+        f"[{low}-{high}] n={rate.n}</span>"
         "</div>"
     )
 
@@ -67,14 +71,17 @@ def _bar(rate: Rate) -> str:
 def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> str:
     header = "".join(f"<th style='{_CELL}'>{esc(_LABELS[m])}</th>" for m in METRICS)
     body = "".join(
-        f"<tr><td style='{_CELL}'>{esc(name)}</td>"
+        f"<tr><td style='{_NAME}'>{esc(name)}</td>"
         + "".join(f"<td style='{_CELL}'>{_bar(rates[m])}</td>" for m in METRICS)
         + "</tr>"
         for name, rates in rows
     )
+    # Six columns fit a 950-pixel output area; a narrower one scrolls the
+    # table, not the page.
     return (
+        "<div style='overflow-x:auto;max-width:100%'>"
         f"<table style='border-collapse:collapse'><tr><th style='{_CELL}'>"
-        f"{esc(head)}</th>{header}</tr>{body}</table>"
+        f"{esc(head)}</th>{header}</tr>{body}</table></div>"
     )
 
 

@@ -19,6 +19,7 @@ from dsh_nb.cards import (
     CardModel,
     ToolCard,
     TraceEntry,
+    markup,
     render_card,
 )
 from dsh_nb.cards import bundle as render
@@ -49,8 +50,8 @@ STATUSES = [
     "timed-out",
     "cancelled",
 ]
-GREEN = "var(--jp-success-color1, #1a7f37)"
-RED = "var(--jp-error-color1, #d1242f)"
+GREEN = markup.PILL["ok"]  # labels: white on a solid colour
+RED = markup.PILL["err"]
 
 
 class Page(HTMLParser):
@@ -61,7 +62,7 @@ class Page(HTMLParser):
         self.text: list[str] = []
         self.tags: list[str] = []
         self.classes: list[str] = []
-        self.feed(html)
+        self.feed(html.replace(markup.THEME_STYLE, ""))  # a constant, not text
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -327,7 +328,7 @@ def test_each_status_sets_root_class_and_badge(status: str) -> None:
 
 def test_error_result_is_flagged_red() -> None:
     card = render_card(generic_model(is_error=True))
-    assert f"border-left:3px solid {RED}" in card.data["text/html"]
+    assert f"border-left:3px solid {markup.ERR}" in card.data["text/html"]
     assert card.data["text/plain"].startswith("[done, error] add")
 
 
@@ -597,8 +598,7 @@ def test_huge_output_keeps_the_tail_with_a_notice() -> None:
         ),
         (
             "\x1b[7mi",
-            '<span style="color:var(--jp-layout-color1, #ffffff);'
-            'background-color:var(--jp-content-font-color1, #1f2328)">i</span>',
+            f'<span style="color:{markup.BG};background-color:{markup.FG}">i</span>',
         ),
         ("\x1b[38;5;999mx\x1b[38;2;1mx", "xx"),
         ("\x1b[?25lx\x1b[>4;2my", "xy"),
@@ -714,9 +714,7 @@ def test_uniform_crlf_is_shown_once_not_per_line() -> None:
 def test_mixed_line_endings_mark_the_cr() -> None:
     card = render_card(diff_model("a\r\nb\n", "a\nb\n"))
     html = card.data["text/html"]
-    assert (
-        '-a<span style="color:var(--jp-content-font-color2, #59636e)">^M</span>' in html
-    )
+    assert f'-a<span style="color:{markup.FG_MUTED}">^M</span>' in html
     assert "\r" not in html
 
 

@@ -18,6 +18,7 @@ from dsh_nb.cards import CardModel, TraceEntry, render_card
 from dsh_nb.cards.ansi import strip_ansi
 from dsh_nb.cards.escape import visible
 from dsh_nb.cards.hunks import looks_binary
+from dsh_nb.cards.markup import THEME_STYLE
 from dsh_nb.tools.presentation import (
     DiffCallView,
     DiffResultView,
@@ -92,6 +93,13 @@ class Checked(HTMLParser):
 
 
 def check(html: str) -> str:
+    # The one style block is our constant, once, first in the card; no tool
+    # text can open another (every "<" it holds is escaped).
+    if THEME_STYLE in html:
+        assert html.count("<style") == 1
+        assert html.index(THEME_STYLE) == html.index(">") + 1
+        html = html.replace(THEME_STYLE, "", 1)
+    assert "<style" not in html
     parser = Checked()
     parser.feed(html)
     parser.close()
