@@ -93,8 +93,8 @@ def _chain(name: str, literal: str) -> str:
     return value
 
 
-def _block(palette: dict[str, str]) -> str:
-    return ";".join(f"--dsh-{k}:{_chain(k, v)}" for k, v in palette.items())
+def _palette(palette: dict[str, str]) -> str:
+    return ";".join(f"--dsh-p-{k}:{v}" for k, v in palette.items())
 
 
 def _colour(name: str) -> str:
@@ -102,19 +102,23 @@ def _colour(name: str) -> str:
     return f"var(--dsh-{name},{_chain(name, _LIGHT[name])})"
 
 
-_CARD: Final = ".dsh-ToolCard,.dsh-Themed"
+# Each colour follows the page's variables, else the palette the page's
+# theme picks (--dsh-p-*: declared on the same element, so resolved there).
+_FOLLOWS: Final = ";".join(
+    f"--dsh-{k}:{_chain(k, f'var(--dsh-p-{k})')}" for k in _LIGHT
+)
 _DARK_PAGE: Final = (
-    f"body.vscode-dark :is({_CARD}),body.vscode-high-contrast :is({_CARD}),"
-    f"body[data-jp-theme-light=false] :is({_CARD})"
+    "body.vscode-dark .dsh-ToolCard,body.vscode-high-contrast .dsh-ToolCard,"
+    "body[data-jp-theme-light=false] .dsh-ToolCard"
 )
 _LIGHT_PAGE: Final = (
-    f"body.vscode-light :is({_CARD}),body.vscode-high-contrast-light :is({_CARD}),"
-    f"body[data-jp-theme-light=true] :is({_CARD})"
+    "body.vscode-light .dsh-ToolCard,body.vscode-high-contrast-light .dsh-ToolCard,"
+    "body[data-jp-theme-light=true] .dsh-ToolCard"
 )
 THEME_STYLE: Final = (
-    f"<style>:is({_CARD}){{{_block(_LIGHT)}}}"
-    f"@media (prefers-color-scheme:dark){{:is({_CARD}){{{_block(_DARK)}}}}}"
-    f"{_DARK_PAGE}{{{_block(_DARK)}}}{_LIGHT_PAGE}{{{_block(_LIGHT)}}}</style>"
+    f"<style>.dsh-ToolCard{{{_FOLLOWS};{_palette(_LIGHT)}}}"
+    f"@media (prefers-color-scheme:dark){{.dsh-ToolCard{{{_palette(_DARK)}}}}}"
+    f"{_DARK_PAGE}{{{_palette(_DARK)}}}{_LIGHT_PAGE}{{{_palette(_LIGHT)}}}</style>"
 )
 """The card's theme: one constant style block, scoped to our classes."""
 
