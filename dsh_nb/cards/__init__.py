@@ -13,7 +13,10 @@ and their words), :mod:`~.ansi` (terminal colours), :mod:`~.escape` (the
 one escape), :mod:`~.markup` (palette and tags), :mod:`~.cardhtml`,
 :mod:`~.diffhtml` and :mod:`~.cardtext` (the parts), :mod:`~.payload` (the
 JSON part), :mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the
-magics' tables), :mod:`~.arguments` (a call's arguments for the prompt).
+magics' tables), :mod:`~.arguments` (a call's arguments for the prompt),
+:mod:`~.shorten` (a big diff cut for the static parts, both sides per
+hunk), :mod:`~.question` (a question for a person as one line, and its
+answers).
 """
 
 from __future__ import annotations
