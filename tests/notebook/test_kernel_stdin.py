@@ -375,3 +375,22 @@ def test_ask_person_headless_and_timeout(kernel: KernelHarness) -> None:
         "cancel",
         None,
     ]
+
+
+def test_a_call_outliving_its_cell_is_not_asked_on_stdin(
+    kernel: KernelHarness,
+) -> None:
+    """The input box shows under a running cell only: a later ask is headless."""
+    started = vscode(
+        kernel,
+        "async def _late():\n"
+        "    await asyncio.sleep(0.5)\n"
+        "    return await dsh_nb.call('delete', path='late.txt')\n"
+        "late = asyncio.ensure_future(_late())",
+    )
+    kernel.collect(started, timeout=10).check()
+    time.sleep(1.5)
+    reply = kernel.run("print(json.dumps([late.done(), late.result().is_error]))")
+    assert json.loads(reply.stdout) == [True, True]
+    assert asked(kernel, started) == []
+    assert audit(kernel) == [["delete", "unavailable"]]
