@@ -8,11 +8,12 @@ several variants, concurrently, without one run changing what another sees.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from dsh_nb.evals.conversation import ConversationExpect, Turn
 from dsh_nb.evals.expect import Expectation, ExpectedCall, ExpectedCalls, NoCall
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.registry import ToolRegistry
@@ -50,11 +51,18 @@ class Case:
     suites where each case brings its own); None means the run's registry.
     ``display_names`` maps a tool's wire name to the name a report shows
     (BFCL's ``math_factorial`` is ``math.factorial``).
+
+    A **conversation** is a prompt that is a list of user turns (``str`` or
+    :class:`~dsh_nb.evals.conversation.Turn`); its ``expect`` is a list with
+    one expectation a turn (or None), ``end_state`` a predicate over the
+    tools' state after the last turn, ``final`` one over the last reply's
+    text, and ``tools`` may be a factory called once per trial (see
+    :mod:`dsh_nb.evals.conversation`).
     """
 
-    prompt: str | tuple[Mapping[str, Any], ...]
-    expect: Expectation
-    tools: tuple[ToolDefinition, ...] | ToolRegistry | None = None
+    prompt: str | tuple[Mapping[str, Any], ...] | tuple[Turn, ...]
+    expect: Expectation | ConversationExpect
+    tools: tuple[ToolDefinition, ...] | ToolRegistry | Callable[[], Any] | None = None
     id: str | None = None
     system: str | None = None
     tags: tuple[str, ...] = ()
@@ -63,25 +71,45 @@ class Case:
 
     def __init__(
         self,
-        prompt: str | Sequence[Mapping[str, Any]],
+        prompt: str | Sequence[Mapping[str, Any]] | Sequence[str | Turn],
         *,
-        expect: Expectation,
-        tools: Sequence[ToolDefinition] | ToolRegistry | None = None,
+        expect: Any = None,
+        tools: Any = None,
         id: str | None = None,
         system: str | None = None,
         tags: Sequence[str] = (),
         meta: Mapping[str, Any] | None = None,
         display_names: Mapping[str, str] | None = None,
+        end_state: Any = None,
+        final: Callable[[str], object] | None = None,
     ) -> None:
         put = object.__setattr__
-        put(self, "prompt", _check_prompt(prompt))
-        if not isinstance(expect, (ExpectedCall, ExpectedCalls, NoCall)):
-            raise TypeError(
-                "Case(expect=...) takes call(...), calls(...) or no_call(), "
-                f"not {type(expect).__name__}"
+        turns = _turns(prompt)
+        if turns is not None:
+            put(self, "prompt", turns)
+            put(
+                self,
+                "expect",
+                ConversationExpect.build(len(turns), expect, end_state, final),
             )
-        put(self, "expect", expect)
-        put(self, "tools", _check_tools(tools))
+            if callable(tools) and not isinstance(tools, ToolRegistry):
+                put(self, "tools", tools)
+            else:
+                put(self, "tools", _check_tools(tools))
+        else:
+            if end_state is not None or final is not None:
+                raise ValueError(
+                    "Case(end_state=..., final=...) are for conversations: "
+                    "pass the prompt as a list of user turns"
+                )
+            put(self, "prompt", _check_prompt(prompt))
+            if not isinstance(expect, (ExpectedCall, ExpectedCalls, NoCall)):
+                raise TypeError(
+                    "Case(expect=...) takes call(...), calls(...) or no_call(), "
+                    f"not {type(expect).__name__}"
+                )
+            put(self, "expect", expect)
+            put(self, "tools", _check_tools(tools))
         if id is not None and not isinstance(id, str):
             raise TypeError(f"Case(id=...) must be a str, not {id!r}")
         put(self, "id", id)
@@ -98,13 +126,33 @@ class Case:
         put(self, "display_names", MappingProxyType(names))
         self.messages()  # a prompt whose last message is not the user's fails here
 
+    @property
+    def turns(self) -> tuple[Turn, ...] | None:
+        """A conversation's user turns; None for a one-request case."""
+        if self.prompt and isinstance(self.prompt, tuple):
+            if isinstance(self.prompt[0], Turn):
+                return self.prompt  # type: ignore[return-value]
+        return None
+
+    @property
+    def factory(self) -> Callable[[], Any] | None:
+        """The per-trial tools factory of a conversation, else None."""
+        tools = self.tools
+        if tools is None or isinstance(tools, (ToolRegistry, tuple)):
+            return None
+        return tools
+
     def messages(self) -> tuple[str | None, list[dict[str, Any]], str]:
         """``(system_prompt, prior_messages, user_text)`` for a fresh conversation."""
         if isinstance(self.prompt, str):
             return self.system, [], self.prompt
+        turns = self.turns
+        if turns is not None:
+            return self.system, [], turns[0].text
         systems = [self.system] if self.system else []
         rest: list[dict[str, Any]] = []
         for i, message in enumerate(self.prompt):
+            assert isinstance(message, Mapping)
             if message["role"] in ("system", "developer"):
                 systems.append(_text(message.get("content"), f"prompt[{i}]"))
             else:
@@ -121,9 +169,26 @@ class Case:
         shown = (
             self.prompt
             if isinstance(self.prompt, str)
+            else f"<{len(self.prompt)} turns>"
+            if self.turns is not None
             else f"<{len(self.prompt)} messages>"
         )
         return f"Case({shown!r}, expect={self.expect.describe()}, id={self.id!r})"
+
+
+def _turns(prompt: object) -> tuple[Turn, ...] | None:
+    """A conversation's turns, when ``prompt`` is a list of str or Turn."""
+    if isinstance(prompt, (str, bytes)) or not isinstance(prompt, Sequence):
+        return None
+    items = list(prompt)
+    if not items or not all(isinstance(t, (str, Turn)) for t in items):
+        if any(isinstance(t, (str, Turn)) for t in items):
+            raise TypeError(
+                "Case(prompt=...): a conversation is a list of user turns "
+                "(str or Turn); messages and turns cannot be mixed"
+            )
+        return None
+    return tuple(t if isinstance(t, Turn) else Turn(t) for t in items)
 
 
 def _check_prompt(prompt: object) -> str | tuple[Mapping[str, Any], ...]:

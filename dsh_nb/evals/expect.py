@@ -300,6 +300,9 @@ class Grade:
 
 def expected_names(expect: Expectation) -> tuple[str, ...]:
     """The tool names an expectation calls for, in its order (for by-tool reports)."""
+    names = getattr(expect, "expected_names", None)
+    if callable(names):  # a conversation's, over its turns
+        return tuple(names())
     if isinstance(expect, ExpectedCall):
         return (expect.name,)
     if isinstance(expect, ExpectedCalls):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_nb.evals.case import Case
+from dsh_nb.evals.convrun import run_conversation
 from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
 from dsh_nb.evals.progress import EvalProgress, TextProgress
 from dsh_nb.evals.recording import Recorder, Recording, ReplayError, TrialClient
@@ -44,7 +45,7 @@ class _Job:
     case_id: str
     trial: int
     variant: str | None
-    layer: TrialCalls
+    layer: TrialCalls | None
 
 
 class _StepMarks(ChatView):
@@ -139,7 +140,7 @@ def _jobs(
         for trial in range(1, trials + 1):
             for variant, layer in layers.items():
                 chosen = own.get(case_id, layer)
-                if chosen is None:
+                if chosen is None and case.factory is None:
                     raise ValueError(
                         f"case {case_id!r} brings no tools and the run has no "
                         "registry: pass registry= (or Case(tools=...))"
@@ -215,6 +216,11 @@ async def run_eval(
                 f"case {case_id!r} brings its own tools, so every variant would "
                 "run the same tools; variants= compares registries"
             )
+        if case.factory is not None and execute != "real":
+            raise ValueError(
+                f"case {case_id!r} builds fresh tools with state for each trial; "
+                'run it with execute="real"'
+            )
     if recording is None and client is None:
         from dsh_nb.models.chat import make_client
 
@@ -230,7 +236,7 @@ async def run_eval(
             layers[name] = layer
         own: dict[str, TrialCalls] = {}
         for case, case_id in zip(cases, ids, strict=True):
-            if case.tools is not None:
+            if case.tools is not None and case.factory is None:
                 own[case_id] = TrialCalls(_case_registry(case), execute)
                 opened.append(own[case_id])
         jobs = list(_jobs(cases, ids, trials, layers, own))
@@ -293,6 +299,7 @@ def _case_registry(case: Case) -> ToolRegistry:
     if isinstance(tools, ToolRegistry):
         return tools
     registry = ToolRegistry()
+    assert not callable(tools)
     for definition in tools or ():
         registry.register(definition)
     return registry
@@ -338,8 +345,13 @@ class _Run:
 
     async def one(self, job: _Job) -> TrialResult:
         case = job.case
+        if case.turns is not None:
+            return await run_conversation(
+                self, case, job.case_id, job.trial, job.variant, job.layer
+            )
         system, prior, text = case.messages()
         layer = job.layer
+        assert layer is not None
         agent = layer.agent(f"eval {job.case_id} #{job.trial}")
         trial_client = TrialClient(
             key=(job.variant, job.case_id, job.trial),

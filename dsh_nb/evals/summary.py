@@ -48,7 +48,11 @@ class CaseInfo:
 
         return cls(
             id=case_id,
-            prompt=case.messages()[2],
+            prompt=(
+                "\n".join(t.text for t in case.turns)
+                if case.turns is not None
+                else case.messages()[2]
+            ),
             expect=case.expect.describe(),
             expected=tuple(expected_names(case.expect)),
             tags=tuple(case.tags),

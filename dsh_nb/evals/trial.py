@@ -108,6 +108,9 @@ class TrialResult:
     error: str | None = None
     answered: bool = True
     messages: tuple[Mapping[str, Any], ...] = ()
+    #: A conversation's turns: ``{"turns", "stepsPerTurn", "broken"}``,
+    #: ``broken`` being where it went wrong (see ``evals.conversation``).
+    conversation: Mapping[str, Any] | None = None
 
     def first_step(self) -> tuple[CallRecord, ...]:
         """The calls the model made in answer to the first request."""
@@ -135,6 +138,8 @@ class TrialResult:
             out["answered"] = False
         if self.messages:
             out["messages"] = list(self.messages)
+        if self.conversation is not None:
+            out["conversation"] = dict(self.conversation)
         return out
 
     @classmethod
@@ -162,6 +167,7 @@ class TrialResult:
             error=data.get("error"),
             answered=data.get("answered", True) is not False,
             messages=tuple(data.get("messages") or ()),
+            conversation=data.get("conversation"),
         )
 
 
