@@ -2,7 +2,9 @@
 
 The comparison is paired, case by case. With several trials a case counts
 as passed by a variant when **more than half** of its answered trials
-passed (so with two trials both must pass; a tie fails); each case's two
+passed (so with two trials both must pass; a tie fails), or, with
+``metric="pass^k"``, when **every** trial passed (``"pass@k"``: at least
+one did); each case's two
 pass rates are kept too (``cases``). McNemar's exact test then looks only
 at the discordant cases, those one variant passed and the other did not:
 ``p_value`` is the chance of a split at least that lopsided if the two
@@ -24,6 +26,11 @@ from dsh_nb.evals.trial import TrialResult
 __all__ = ["CasePair", "Comparison", "compare_trials"]
 
 RULE = "a case passes when more than half of its trials pass"
+#: How a case passes under each metric that pairs by case on its trials.
+RULES = {
+    "pass^k": "a case passes when every one of its trials passes",
+    "pass@k": "a case passes when at least one of its trials passes",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +157,15 @@ def compare_trials(
     order: Mapping[str, int] | None = None,
 ) -> Comparison:
     """Pair ``a`` and ``b`` case by case on ``metric`` (see the module doc)."""
-    if metric not in ("passed", "selected", "args_correct", "args_valid_first_try"):
+    known = ("passed", "selected", "args_correct", "args_valid_first_try", *RULES)
+    if metric not in known:
         raise ValueError(
-            "metric must be one of 'passed', 'selected', 'args_correct', "
-            f"'args_valid_first_try'; not {metric!r}"
+            f"metric must be one of {', '.join(map(repr, known))}; not {metric!r}"
         )
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha!r}")
-    rates_a, rates_b = _case_rates(a, metric), _case_rates(b, metric)
+    counted = "passed" if metric in RULES else metric
+    rates_a, rates_b = _case_rates(a, counted), _case_rates(b, counted)
     shared = [c for c in rates_a if c in rates_b]
     if order is not None:
         shared.sort(key=lambda c: order.get(c, len(order)))
@@ -166,7 +174,7 @@ def compare_trials(
     for case_id in shared:
         (ga, na), (gb, nb) = rates_a[case_id], rates_b[case_id]
         pairs.append(CasePair(case_id, ga / na, gb / nb))
-        pass_a, pass_b = 2 * ga > na, 2 * gb > nb
+        pass_a, pass_b = _passes(metric, ga, na), _passes(metric, gb, nb)
         if pass_a and pass_b:
             both += 1
         elif pass_a:
@@ -194,4 +202,13 @@ def compare_trials(
         better=better,
         alpha=alpha,
         cases=tuple(pairs),
+        rule=RULES.get(metric, RULE),
     )
+
+
+def _passes(metric: str, good: int, seen: int) -> bool:
+    if metric == "pass^k":
+        return good == seen
+    if metric == "pass@k":
+        return good > 0
+    return 2 * good > seen

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from dsh_nb.evals.compare import Comparison, compare_trials
+from dsh_nb.evals.passk import PassK, pass_k
 from dsh_nb.evals.stats import Rate
 from dsh_nb.evals.summary import METRICS, NO_CALL, CaseInfo, rates
 from dsh_nb.evals.trial import TrialResult
@@ -62,8 +63,22 @@ class EvalReport:
         )
 
     def summary(self, variant: str | None = None) -> dict[str, Rate]:
-        """Metric -> Rate (Wilson 95%), over every trial or one variant's."""
-        return rates(self._select(variant))
+        """Metric -> Rate (Wilson 95%), over every trial or one variant's.
+
+        With several trials a case, ``"pass^k"`` and ``"pass@k"`` follow:
+        over cases, not trials (see :meth:`pass_k`).
+        """
+        trials = self._select(variant)
+        out = rates(trials)
+        both = pass_k(trials)
+        if both.k > 1:
+            out["pass^k"], out["pass@k"] = both.every, both.any
+        return out
+
+    def pass_k(self, variant: str | None = None) -> PassK:
+        """pass^k (every trial of a case passed) and pass@k (one did), over
+        cases, each with its Wilson 95% interval (:mod:`dsh_nb.evals.passk`)."""
+        return pass_k(self._select(variant))
 
     def by_variant(self) -> dict[str, dict[str, Rate]]:
         """Variant -> its summary (a run without variants has none)."""
