@@ -73,18 +73,25 @@ _JSON_TYPES: Final[Mapping[str, str]] = {
 def load(
     category: str, *, limit: int | None = None, data_dir: str | Path | None = None
 ) -> list[Case]:
-    """BFCL's cases of one single-turn ``category``, in BFCL's order, with
-    BFCL's ids; ``limit`` keeps the first ``limit``."""
-    if category not in CATEGORIES:
+    """BFCL's cases of one ``category``, in BFCL's order, with BFCL's ids;
+    ``limit`` keeps the first ``limit``. The multi-turn categories
+    (:data:`MULTI_TURN`) are conversations: see :mod:`dsh_nb.evals.bfcl_multi`."""
+    from dsh_nb.evals.bfcl_multi import MULTI_TURN, load_multi
+
+    if category not in CATEGORIES and category not in MULTI_TURN:
         raise ValueError(
             f"unknown BFCL category {category!r}; the single-turn categories are "
             + ", ".join(CATEGORIES)
+            + "; the multi-turn ones "
+            + ", ".join(MULTI_TURN)
         )
     if limit is not None and (
         isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
     ):
         raise ValueError(f"limit must be a non-negative int or None, not {limit!r}")
     folder = _data_folder(data_dir)
+    if category in MULTI_TURN:
+        return load_multi(category, limit=limit, folder=folder)
     entries = list(_read(folder / f"{_PREFIX}{category}.json", limit))
     answers: dict[str, Any] = {}
     if not category.endswith("irrelevance"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.evals.conversation import (
@@ -36,13 +37,14 @@ from dsh_nb.evals.trial import CallRecord, TrialResult, calls_of
 from dsh_nb.models.chat import Chat
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.view import ChatView
+from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.runner import CallAnswer, CallRunner, DoorCall
 
 if TYPE_CHECKING:
     from dsh_nb.evals.case import Case
     from dsh_nb.tools.audit.session import SessionLog
 
-__all__ = ["InOrderRunner", "run_conversation"]
+__all__ = ["InOrderRunner", "play_turns", "run_conversation"]
 
 
 class InOrderRunner(CallRunner):
@@ -80,6 +82,51 @@ def _check(check: Any, view: TurnView) -> str | None:
     return None if result is None else str(result)
 
 
+class _Grader:
+    """Checks each turn as it ends, then the end; keeps the first break."""
+
+    def __init__(self, expect: ConversationExpect, state: Any) -> None:
+        self.expect = expect
+        self.state = state
+        self.memo: dict[str, Any] = {}
+        self.per_turn: list[tuple[CallRecord, ...]] = []
+        self.broken: Broken | None = None
+        self.selected = self.correct = True
+
+    def view(self, index: int, text: str, stop: str) -> TurnView:
+        return TurnView(
+            turn=index,
+            calls=self.per_turn[-1] if self.per_turn else (),
+            all_calls=tuple(self.per_turn),
+            text=text,
+            stop=stop,
+            state=self.state,
+            memo=self.memo,
+        )
+
+    def turn(
+        self, index: int, calls: tuple[CallRecord, ...], text: str, stop: str
+    ) -> None:
+        self.per_turn.append(calls)
+        check = self.expect.turns[index - 1]
+        if check is None:
+            return
+        view = self.view(index, text, stop)
+        why = _check(check, view)
+        if isinstance(check, _Calls):
+            self.selected = self.selected and check.graded(view)[0]
+        if why is not None:
+            self.correct = False
+            self.broken = self.broken or Broken(index, check.describe(), why)
+
+    def end(self, index: int, text: str, stop: str) -> None:
+        view = self.view(index, text, stop)
+        for check in self.expect.end:
+            why = _check(check, view)
+            if why is not None:
+                self.broken = self.broken or Broken(0, check.describe(), why)
+
+
 async def run_conversation(
     run: Any, case: Case, case_id: str, trial: int, variant: str | None, layer: Any
 ) -> TrialResult:
@@ -113,11 +160,8 @@ async def run_conversation(
         stream=False,
         view=marks,
     )
-    memo: dict[str, Any] = {}
-    per_turn: list[tuple[CallRecord, ...]] = []
+    grader = _Grader(expect, made.state)
     spans: list[int] = []
-    broken: Broken | None = None
-    selected = correct = True
     error: str | None = None
     answered = True
     text, stop = "", "end"
@@ -136,42 +180,12 @@ async def run_conversation(
                 break
             text, stop = reply.text, reply.stop
             calls = calls_of(agent.session.events, marks.marks)
-            per_turn.append(
-                tuple(c for c in calls if before < c.step <= len(marks.marks))
+            now = len(marks.marks)
+            grader.turn(
+                index, tuple(c for c in calls if before < c.step <= now), text, stop
             )
-            view = TurnView(
-                turn=index,
-                calls=per_turn[-1],
-                all_calls=tuple(per_turn),
-                text=text,
-                stop=stop,
-                state=made.state,
-                memo=memo,
-            )
-            check = expect.turns[index - 1]
-            if check is None:
-                continue
-            why = _check(check, view)
-            if isinstance(check, _Calls):
-                got_selected, _ = check.graded(view)
-                selected = selected and got_selected
-            if why is not None:
-                correct = False
-                broken = broken or Broken(index, check.describe(), why)
-        if error is None and expect.end:
-            view = TurnView(
-                turn=len(turns),
-                calls=per_turn[-1] if per_turn else (),
-                all_calls=tuple(per_turn),
-                text=text,
-                stop=stop,
-                state=made.state,
-                memo=memo,
-            )
-            for check in expect.end:
-                why = _check(check, view)
-                if why is not None:
-                    broken = broken or Broken(0, check.describe(), why)
+        if error is None:
+            grader.end(len(turns), text, stop)
     finally:
         STATE.reset(token)
         layer.release(agent)
@@ -184,6 +198,7 @@ async def run_conversation(
         latency = client.model_time
     calls = calls_of(agent.session.events, marks.marks)
     valid = not any(c.refused for c in calls)
+    broken = grader.broken
     passed = broken is None and error is None
     usage = Usage()
     for step in chat.step_usage:
@@ -192,9 +207,9 @@ async def run_conversation(
         case_id=case_id,
         trial=trial,
         variant=variant,
-        selected=selected and answered and error is None,
+        selected=grader.selected and answered and error is None,
         args_valid_first_try=valid,
-        args_correct=correct and answered and error is None,
+        args_correct=grader.correct and answered and error is None,
         recovered=None if valid else passed,
         passed=passed,
         steps=len(marks.marks),
@@ -210,3 +225,56 @@ async def run_conversation(
             "broken": None if broken is None else broken.to_json(),
         },
     )
+
+
+async def play_turns(
+    case: Case, turns: Sequence[Sequence[tuple[str, Mapping[str, Any]]]]
+) -> Broken | None:
+    """Grade a conversation case on given calls, with no model.
+
+    ``turns[i]`` are the calls made in turn ``i + 1``, ``(name, arguments)``
+    each; they run in order through the pipeline on fresh tools (as a
+    trial's would), then every check runs as in a trial. Returns where the
+    conversation went wrong, or None. For checking a grader (BFCL's
+    agreement test) and for a ground truth written as calls.
+    """
+    expect = case.expect
+    if not isinstance(expect, ConversationExpect) or case.turns is None:
+        raise TypeError(f"play_turns() grades a conversation case, not {case!r}")
+    if len(turns) != len(case.turns):
+        raise ValueError(f"{len(turns)} turns of calls for {len(case.turns)} turns")
+    if case.factory is None:
+        raise TypeError("play_turns() needs a case whose tools are a factory")
+    made = tools_of(case.factory(), f"case {case.id!r}")
+    runner = CallRunner(made.registry)
+    agent = Agent(f"play {case.id}")
+    grader = _Grader(expect, made.state)
+    offered: tuple[str, ...] | None = None
+    token = STATE.set(made.state)
+    try:
+        for index, (turn, calls) in enumerate(zip(case.turns, turns, strict=True), 1):
+            offered = turn.tools if turn.tools is not None else offered
+            records = []
+            for n, (name, arguments) in enumerate(calls):
+                answer = await runner.run(
+                    DoorCall(name=name, arguments=dict(arguments), wire_id=f"p{n}"),
+                    agent=agent,
+                    door="chat",
+                    offered=offered,
+                )
+                error = answer.result.error if answer.result.is_error else None
+                records.append(
+                    CallRecord(
+                        step=index,
+                        name=name,
+                        arguments=dict(arguments),
+                        status=answer.outcome.status,
+                        stage=answer.outcome.stage,
+                        code=getattr(error, "code", None),
+                    )
+                )
+            grader.turn(index, tuple(records), "", "end")
+        grader.end(len(turns), "", "end")
+    finally:
+        STATE.reset(token)
+    return grader.broken
