@@ -57,7 +57,7 @@ def _changers(case: Any, turns: Calls) -> list[tuple[int, int]]:
     for t, calls in enumerate(turns):
         for i, (name, args) in enumerate(calls):
             before = {n: _public(o) for n, o in world.instances.items()}
-            world.run(name, (), args)
+            world.run(name, (), copy.deepcopy(args))  # a method may keep them
             after = {n: _public(o) for n, o in world.instances.items()}
             if before != after and args:
                 out.append((t, i))
