@@ -217,7 +217,7 @@ def passk_table() -> None:
             )
         )
         s = report.summary()
-        print(f"{p:<14}{str(s['passed']):28}{str(s['pass@k']):28}{s['pass^k']}")
+        print(f"{p:<14}{s['passed']!s:28}{s['pass@k']!s:28}{s['pass^k']}")
 
 
 def main() -> None:
