@@ -6,7 +6,12 @@ registry's pipeline and grades each trial from its journal; an
 paired comparisons (McNemar's exact test).
 
 ``dsh_nb.evals.bfcl`` loads the Berkeley Function Calling Leaderboard's
-single-turn categories as cases graded the way BFCL grades them.
+single-turn categories as cases graded the way BFCL grades them, and its
+multi-turn categories as conversations graded as BFCL's multi-turn checker.
+
+A case whose prompt is a list of user turns is a conversation
+(:mod:`dsh_nb.evals.conversation`): tools with state built fresh per trial,
+checks per turn and at the end, and pass^k / pass@k over cases.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from dsh_nb._lazy import lazy_face
 if TYPE_CHECKING:
     from dsh_nb.evals.case import Case
     from dsh_nb.evals.compare import CasePair, Comparison
+    from dsh_nb.evals.conversation import TrialTools, Turn, TurnView, trial_state
+    from dsh_nb.evals.convrun import play_turns
     from dsh_nb.evals.expect import (
         ANY,
         ActualCall,
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
         no_call,
         one_of,
     )
+    from dsh_nb.evals.passk import PassK
     from dsh_nb.evals.progress import EvalProgress, TextProgress
     from dsh_nb.evals.recording import ReplayError
     from dsh_nb.evals.report import CaseInfo, EvalReport
@@ -58,10 +66,14 @@ __all__ = [
     "Expectation",
     "Grade",
     "NoCall",
+    "PassK",
     "Rate",
     "ReplayError",
     "TextProgress",
     "TrialResult",
+    "TrialTools",
+    "Turn",
+    "TurnView",
     "call",
     "calls",
     "expected_names",
@@ -69,7 +81,9 @@ __all__ = [
     "maybe",
     "no_call",
     "one_of",
+    "play_turns",
     "run_eval",
+    "trial_state",
 ]
 
 __getattr__, __dir__ = lazy_face(
@@ -78,6 +92,12 @@ __getattr__, __dir__ = lazy_face(
         "Case": "dsh_nb.evals.case",
         "CasePair": "dsh_nb.evals.compare",
         "Comparison": "dsh_nb.evals.compare",
+        "TrialTools": "dsh_nb.evals.conversation",
+        "Turn": "dsh_nb.evals.conversation",
+        "TurnView": "dsh_nb.evals.conversation",
+        "trial_state": "dsh_nb.evals.conversation",
+        "play_turns": "dsh_nb.evals.convrun",
+        "PassK": "dsh_nb.evals.passk",
         "ANY": "dsh_nb.evals.expect",
         "ActualCall": "dsh_nb.evals.expect",
         "ArgMatcher": "dsh_nb.evals.expect",

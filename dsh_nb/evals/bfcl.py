@@ -76,7 +76,7 @@ def load(
     """BFCL's cases of one ``category``, in BFCL's order, with BFCL's ids;
     ``limit`` keeps the first ``limit``. The multi-turn categories
     (:data:`MULTI_TURN`) are conversations: see :mod:`dsh_nb.evals.bfcl_multi`."""
-    from dsh_nb.evals.bfcl_multi import MULTI_TURN, load_multi
+    from dsh_nb.evals.bfcl_multi import MULTI_TURN, Kit, load_multi
 
     if category not in CATEGORIES and category not in MULTI_TURN:
         raise ValueError(
@@ -91,7 +91,8 @@ def load(
         raise ValueError(f"limit must be a non-negative int or None, not {limit!r}")
     folder = _data_folder(data_dir)
     if category in MULTI_TURN:
-        return load_multi(category, limit=limit, folder=folder)
+        kit = Kit(read=_read, schema=tool_schema, hint=_PYTHON_HINT, prefix=_PREFIX)
+        return load_multi(category, limit=limit, folder=folder, kit=kit)
     entries = list(_read(folder / f"{_PREFIX}{category}.json", limit))
     answers: dict[str, Any] = {}
     if not category.endswith("irrelevance"):

@@ -38,7 +38,8 @@ import copy
 import importlib
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Final
@@ -53,6 +54,7 @@ __all__ = [
     "ADDED_FUNCTIONS",
     "MULTI_TURN",
     "BfclTurn",
+    "Kit",
     "World",
     "bfcl_text",
     "load_multi",
@@ -71,6 +73,18 @@ ADDED_FUNCTIONS: Final = (
     "I have updated some more functions you can choose from. What about now?"
 )
 _BACKEND: Final = "bfcl_eval.constants.executable_backend_config"
+
+
+@dataclass(frozen=True, slots=True)
+class Kit:
+    """What the single-turn loader shares (handed in: no import back)."""
+
+    read: Callable[[Path, int | None], Iterator[Any]]
+    schema: Callable[[Mapping[str, Any]], dict[str, Any]]
+    hint: str
+    prefix: str
+
+
 # Definitions by (class, document): built once, shared by every case.
 _TOOLS: dict[tuple[str, str], ToolDefinition] = {}
 
@@ -232,17 +246,15 @@ def _body(method: str, args: Any) -> str:
     return world.run(method, (), to_plain(args))
 
 
-def _tool(owner: str, doc: Mapping[str, Any]) -> ToolDefinition:
-    from dsh_nb.evals.bfcl import _PYTHON_HINT, tool_schema
-
+def _tool(owner: str, doc: Mapping[str, Any], kit: Kit) -> ToolDefinition:
     key = (owner, json.dumps(doc, sort_keys=True))
     found = _TOOLS.get(key)
     if found is None:
         parameters = doc.get("parameters")
         found = define_tool(
             name=str(doc["name"]),
-            description=str(doc.get("description", "")) + _PYTHON_HINT,
-            parameters=tool_schema(
+            description=str(doc.get("description", "")) + kit.hint,
+            parameters=kit.schema(
                 parameters if isinstance(parameters, Mapping) else {}
             ),
             execute=partial(_body, str(doc["name"])),
@@ -251,11 +263,9 @@ def _tool(owner: str, doc: Mapping[str, Any]) -> ToolDefinition:
     return found
 
 
-def _documents(folder: Path, owner: str) -> list[dict[str, Any]]:
-    from dsh_nb.evals.bfcl import _read
-
+def _documents(folder: Path, owner: str, kit: Kit) -> list[dict[str, Any]]:
     name = _backend().MULTI_TURN_FUNC_DOC_FILE_MAPPING[owner]
-    return list(_read(folder / "multi_turn_func_doc" / name, None))
+    return list(kit.read(folder / "multi_turn_func_doc" / name, None))
 
 
 def _trial_tools(
@@ -275,12 +285,13 @@ def _case(
     category: str,
     truth: list[list[str]],
     docs: dict[str, list[dict[str, Any]]],
+    kit: Kit,
 ) -> Case:
     classes = list(entry["involved_classes"])
     by_name: dict[str, ToolDefinition] = {}
     for owner in classes:
         for doc in docs[owner]:
-            by_name[doc["name"]] = _tool(owner, doc)
+            by_name[doc["name"]] = _tool(owner, doc, kit)
     held: dict[int, list[str]] = {
         int(k): list(v) for k, v in (entry.get("missed_function") or {}).items()
     }
@@ -311,15 +322,15 @@ def _case(
     )
 
 
-def load_multi(category: str, *, limit: int | None, folder: Path) -> list[Case]:
+def load_multi(
+    category: str, *, limit: int | None, folder: Path, kit: Kit
+) -> list[Case]:
     """BFCL's cases of one multi-turn ``category`` (see the module doc)."""
-    from dsh_nb.evals.bfcl import _PREFIX, _read
-
-    entries = list(_read(folder / f"{_PREFIX}{category}.json", limit))
+    entries = list(kit.read(folder / f"{kit.prefix}{category}.json", limit))
     wanted = {e["id"] for e in entries}
     answers: dict[str, Any] = {}
-    path = folder / "possible_answer" / f"{_PREFIX}{category}.json"
-    for answer in _read(path, None):
+    path = folder / "possible_answer" / f"{kit.prefix}{category}.json"
+    for answer in kit.read(path, None):
         if answer["id"] in wanted:
             answers[answer["id"]] = answer["ground_truth"]
     missing = sorted(wanted - answers.keys())
@@ -330,9 +341,9 @@ def load_multi(category: str, *, limit: int | None, folder: Path) -> list[Case]:
     for entry in entries:
         for owner in entry["involved_classes"]:
             if owner not in docs:
-                docs[owner] = _documents(folder, owner)
+                docs[owner] = _documents(folder, owner, kit)
         try:
-            out.append(_case(entry, category, answers[entry["id"]], docs))
+            out.append(_case(entry, category, answers[entry["id"]], docs, kit))
         except (KeyError, IndexError, TypeError, ValueError, SyntaxError) as exc:
             raise ValueError(
                 f"BFCL case {entry.get('id')}: {type(exc).__name__}: {exc}"

@@ -131,7 +131,7 @@ class Case:
         """A conversation's user turns; None for a one-request case."""
         if self.prompt and isinstance(self.prompt, tuple):
             if isinstance(self.prompt[0], Turn):
-                return self.prompt  # type: ignore[return-value]
+                return self.prompt
         return None
 
     @property

@@ -298,7 +298,7 @@ class Grade:
         return self.selected and self.args_correct
 
 
-def expected_names(expect: Expectation) -> tuple[str, ...]:
+def expected_names(expect: Expectation | Any) -> tuple[str, ...]:
     """The tool names an expectation calls for, in its order (for by-tool reports)."""
     names = getattr(expect, "expected_names", None)
     if callable(names):  # a conversation's, over its turns

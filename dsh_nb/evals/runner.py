@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_nb.evals.case import Case
+from dsh_nb.evals.conversation import ConversationExpect
 from dsh_nb.evals.convrun import run_conversation
 from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
 from dsh_nb.evals.progress import EvalProgress, TextProgress
@@ -351,7 +352,8 @@ class _Run:
             )
         system, prior, text = case.messages()
         layer = job.layer
-        assert layer is not None
+        expect = case.expect
+        assert layer is not None and not isinstance(expect, ConversationExpect)
         agent = layer.agent(f"eval {job.case_id} #{job.trial}")
         trial_client = TrialClient(
             key=(job.variant, job.case_id, job.trial),
@@ -385,7 +387,7 @@ class _Run:
             latency = trial_client.model_time  # as recorded: the same every replay
         error = reply.error if reply.stop == "error" else None
         return measure(
-            case.expect,
+            expect,
             agent.session.events,
             marks.marks,
             case_id=job.case_id,
