@@ -89,6 +89,12 @@ def failure_reason(trial: TrialResult, info: CaseInfo | None) -> str:
     """One line on why a trial failed, from its verdict and first step."""
     if not trial.answered:
         return f"the model request failed: {trial.error or 'unknown error'}"
+    if trial.conversation is not None:  # where the conversation went wrong
+        broken = trial.conversation.get("broken") or {}
+        if trial.error is not None and not broken:
+            return f"a model request failed: {trial.error}"
+        where = f"turn {broken.get('turn')}" if broken.get("turn") else "the end"
+        return f"{where}: {broken.get('expect')}: {broken.get('why')}"
     first = trial.first_step()
     shown = [info.shown(c.name) if info else c.name for c in first]
     if not trial.selected:

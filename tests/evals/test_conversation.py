@@ -85,6 +85,10 @@ async def test_the_report_says_which_turn_broke_which_expectation() -> None:
         "expect": "checkout()",
         "why": "called the wrong tools: no tool",
     }
+    # the report's failures say it, escaped
+    html = report._repr_html_()
+    assert "turn 3: checkout(): called the wrong tools: no tool" in html
+    assert "turn 2: remove(item=&#x27;plum&#x27;)" in html
     # the saved report keeps it
     again = EvalReport.from_json(json.loads(json.dumps(report.to_json())))
     assert [t.conversation for t in again.trials] == [
