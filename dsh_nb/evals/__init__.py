@@ -23,7 +23,13 @@ from dsh_nb._lazy import lazy_face
 if TYPE_CHECKING:
     from dsh_nb.evals.case import Case
     from dsh_nb.evals.compare import CasePair, Comparison
-    from dsh_nb.evals.conversation import TrialTools, Turn, TurnView, trial_state
+    from dsh_nb.evals.conversation import (
+        TrialTools,
+        Turn,
+        TurnView,
+        same_state,
+        trial_state,
+    )
     from dsh_nb.evals.convrun import play_turns
     from dsh_nb.evals.expect import (
         ANY,
@@ -83,6 +89,7 @@ __all__ = [
     "one_of",
     "play_turns",
     "run_eval",
+    "same_state",
     "trial_state",
 ]
 
@@ -96,6 +103,7 @@ __getattr__, __dir__ = lazy_face(
         "Turn": "dsh_nb.evals.conversation",
         "TurnView": "dsh_nb.evals.conversation",
         "trial_state": "dsh_nb.evals.conversation",
+        "same_state": "dsh_nb.evals.conversation",
         "play_turns": "dsh_nb.evals.convrun",
         "PassK": "dsh_nb.evals.passk",
         "ANY": "dsh_nb.evals.expect",

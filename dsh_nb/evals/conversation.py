@@ -55,6 +55,7 @@ __all__ = [
     "TurnCheck",
     "TurnView",
     "final_answer",
+    "same_state",
     "tools_of",
     "trial_state",
 ]
@@ -328,3 +329,58 @@ class ConversationExpect:
 
     def expected_names(self) -> tuple[str, ...]:
         return self.names
+
+
+class _SameState:
+    """The state a fresh copy reaches by running ``calls``, as BFCL compares."""
+
+    def __init__(self, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        self.calls = [(str(n), dict(a)) for n, a in calls]
+
+    def describe(self) -> str:
+        inner = ", ".join(f"{n}({_args(a)})" for n, a in self.calls)
+        return f"same_state([{inner}])"
+
+    def check(self, view: TurnView) -> str | None:
+        factory = view.memo.get("factory")
+        if factory is None:
+            return "same_state() needs the case's tools to be a factory"
+        fresh = factory()
+        objects = _objects(fresh)
+        theirs = _objects(view.state)
+        if objects is None or theirs is None or len(objects) != len(theirs):
+            return "same_state() compares objects: the factory must return them"
+        for name, args in self.calls:
+            owner = next((o for o in objects if callable(getattr(o, name, None))), None)
+            if owner is None:
+                return f"same_state(): no object has a method {name!r}"
+            getattr(owner, name)(**args)
+        for mine, truth in zip(theirs, objects, strict=True):
+            differ = [
+                k
+                for k in vars(truth)
+                if not k.startswith("_") and getattr(mine, k, None) != getattr(truth, k)
+            ]
+            if differ:
+                return (
+                    f"{type(truth).__name__} differs from the expected state in: "
+                    + ", ".join(differ)
+                )
+        return None
+
+
+def _objects(state: object) -> list[Any] | None:
+    if isinstance(state, (TrialTools, ToolRegistry)) or state is None:
+        return None
+    return list(state) if isinstance(state, (list, tuple)) else [state]
+
+
+def same_state(calls: Sequence[tuple[str, Mapping[str, Any]]]) -> TurnCheck:
+    """End state: the state a fresh copy reaches by running ``calls``.
+
+    ``calls`` are ``(method, arguments)`` pairs, run directly on the objects
+    a fresh call of the case's factory returns; then every public attribute
+    (not starting with ``_``) of each object must equal the trial's, as
+    BFCL's multi-turn checker compares instances.
+    """
+    return _SameState(calls)

@@ -85,10 +85,10 @@ def _check(check: Any, view: TurnView) -> str | None:
 class _Grader:
     """Checks each turn as it ends, then the end; keeps the first break."""
 
-    def __init__(self, expect: ConversationExpect, state: Any) -> None:
+    def __init__(self, expect: ConversationExpect, state: Any, factory: Any) -> None:
         self.expect = expect
         self.state = state
-        self.memo: dict[str, Any] = {}
+        self.memo: dict[str, Any] = {"factory": factory}
         self.per_turn: list[tuple[CallRecord, ...]] = []
         self.broken: Broken | None = None
         self.selected = self.correct = True
@@ -160,7 +160,7 @@ async def run_conversation(
         stream=False,
         view=marks,
     )
-    grader = _Grader(expect, made.state)
+    grader = _Grader(expect, made.state, case.factory)
     spans: list[int] = []
     error: str | None = None
     answered = True
@@ -248,7 +248,7 @@ async def play_turns(
     made = tools_of(case.factory(), f"case {case.id!r}")
     runner = CallRunner(made.registry)
     agent = Agent(f"play {case.id}")
-    grader = _Grader(expect, made.state)
+    grader = _Grader(expect, made.state, case.factory)
     offered: tuple[str, ...] | None = None
     token = STATE.set(made.state)
     try:

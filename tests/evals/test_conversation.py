@@ -20,7 +20,7 @@ from evalkit import sdk_client
 
 from dsh_nb.evals import Case, EvalReport, bfcl, call, no_call, run_eval
 from dsh_nb.evals.bfcl_multi import ADDED_FUNCTIONS, reference_turns
-from dsh_nb.evals.conversation import Turn
+from dsh_nb.evals.conversation import Turn, same_state
 from dsh_nb.models.replay_server import RecordedRequest, ReplayServer
 from dsh_nb.models.scripted import Reply, ToolCallSpec
 from dsh_nb.models.scripted import Turn as Answer
@@ -120,6 +120,26 @@ async def test_end_state_and_final_answer_are_checked_after_the_last_turn() -> N
         id="end",
     )
     assert (await _run(Shopper(), [fine])).trials[0].passed
+
+
+async def test_same_state_compares_with_a_fresh_copy_that_ran_the_calls() -> None:
+    def case(calls: list[tuple[str, dict[str, Any]]]) -> Case:
+        return Case(
+            ["Add two apples.", "Check out."],
+            tools=Cart,
+            end_state=same_state(calls),
+            id="same",
+        )
+
+    right = [("add", {"item": "apple", "qty": 2}), ("checkout", {})]
+    assert (await _run(Shopper(), [case(right)])).trials[0].passed
+    wrong = [("add", {"item": "apple", "qty": 3}), ("checkout", {})]
+    (trial,) = (await _run(Shopper(), [case(wrong)])).trials
+    assert trial.conversation["broken"] == {  # type: ignore[index]
+        "turn": 0,
+        "expect": "same_state([add(item='apple', qty=3), checkout()])",
+        "why": "Cart differs from the expected state in: items",
+    }
 
 
 async def test_concurrent_trials_never_share_state() -> None:
