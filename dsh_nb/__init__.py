@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         TimeoutPolicy,
         ToolArgsError,
         ToolCallKind,
+        ToolContext,
         ToolDefinition,
         ToolErrorInfo,
         ToolExecution,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
         ToolRegistry,
         ToolTimeoutError,
         assert_supported_output_schema,
+        current_tool_context,
         define_tool,
         schema_spec_to_json_schema,
         set_approval_policy,
@@ -162,6 +164,9 @@ _PUBLIC = {
     "McpConnection": "dsh_nb.mcp.client",
     # Third version: a server's journal as cards
     "replay": "dsh_nb.notebook.replay",
+    # Fourth version: a tool talks back while it runs
+    "ToolContext": _TOOLS,
+    "current_tool_context": _TOOLS,
 }
 
 __all__ = list(_PUBLIC)

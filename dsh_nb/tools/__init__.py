@@ -13,6 +13,13 @@ from dsh_nb._lazy import lazy_face
 if TYPE_CHECKING:
     from dsh_nb.tools._disposer import Disposer
     from dsh_nb.tools.audit.session import Agent, SessionLog
+    from dsh_nb.tools.context import (
+        Answer,
+        SamplingUnavailable,
+        ToolContext,
+        ToolContextError,
+        current_tool_context,
+    )
     from dsh_nb.tools.definition import (
         ToolDefinition,
         ToolResult,
@@ -94,6 +101,7 @@ __all__ = [
     "Accept",
     "Agent",
     "Allow",
+    "Answer",
     "ApprovalError",
     "ApprovalRequest",
     "ApprovalService",
@@ -114,6 +122,7 @@ __all__ = [
     "ListenerContractError",
     "OutputSchemaError",
     "SchemaProp",
+    "SamplingUnavailable",
     "SchemaSpec",
     "SessionLog",
     "TerminalCallView",
@@ -123,6 +132,8 @@ __all__ = [
     "ToolArgsError",
     "ToolCallKind",
     "ToolCallView",
+    "ToolContext",
+    "ToolContextError",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolErrorInfo",
@@ -140,6 +151,7 @@ __all__ = [
     "ToolTimeoutError",
     "TraceRecord",
     "assert_supported_output_schema",
+    "current_tool_context",
     "define_tool",
     "effective_policy",
     "schema_spec_to_json_schema",
@@ -161,6 +173,11 @@ __getattr__, __dir__ = lazy_face(
         "set_approval_policy": "dsh_nb.tools.pipeline.approval",
         "Agent": "dsh_nb.tools.audit.session",
         "SessionLog": "dsh_nb.tools.audit.session",
+        "Answer": "dsh_nb.tools.context",
+        "SamplingUnavailable": "dsh_nb.tools.context",
+        "ToolContext": "dsh_nb.tools.context",
+        "ToolContextError": "dsh_nb.tools.context",
+        "current_tool_context": "dsh_nb.tools.context",
         "ToolDefinition": "dsh_nb.tools.definition",
         "ToolResult": "dsh_nb.tools.definition",
         "define_tool": "dsh_nb.tools.definition",

@@ -15,7 +15,11 @@ hands the runner a :class:`DoorCall` and gets a :class:`CallAnswer` back:
 3. everything else runs through ``registry.run`` inside the agent's turn
    (opened here unless the caller holds one);
 4. a :class:`CallView`, if the door or the runner supplies one, is told
-   how the call began and ended; a view that raises is contained.
+   how the call began and ended; a view that raises is contained;
+5. what the tool tells and asks while it runs (its ``ToolContext``) goes
+   to the call's *hearers*: the view, the door's ``talk`` and the
+   runner's (:meth:`CallRunner.talk_for`); see
+   :mod:`dsh_nb.tools.context.toolcontext` for what a hearer may offer.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.tools.audit import journal
+from dsh_nb.tools.context.binding import hearing
 from dsh_nb.tools.errors import HarnessError, ToolNotFoundError, error_message
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
 from dsh_nb.tools.pipeline.results import error_result, finalize
@@ -214,13 +219,26 @@ class CallRunner:
     views
         Builds the view of a call no door supplied a view for (the
         notebook's runner draws a live card); None shows nothing.
+    talk
+        The hearer of every call's ``ToolContext`` after the view and the
+        door's own (the notebook's asks its person and its model); None
+        adds none.
     """
 
     def __init__(
-        self, registry: ToolRegistry, *, views: ViewFactory | None = None
+        self,
+        registry: ToolRegistry,
+        *,
+        views: ViewFactory | None = None,
+        talk: object | None = None,
     ) -> None:
         self.registry = registry
         self.views = views
+        self.talk = talk
+
+    def talk_for(self, ticket: CallTicket) -> object | None:
+        """The runner's hearer of one call's context (``talk`` here)."""
+        return self.talk
 
     def parent_of(self, ticket: CallTicket) -> ToolExecutionToken | None:
         """The ``parent`` token of a call; None here (the notebook nests)."""
@@ -256,8 +274,13 @@ class CallRunner:
         parent: ToolExecutionToken | None = None,
         offered: Offer = None,
         view: CallView | None = None,
+        talk: object | None = None,
     ) -> CallAnswer:
-        """Run one call; never raises but for a cancellation or an interrupt."""
+        """Run one call; never raises but for a cancellation or an interrupt.
+
+        ``talk`` is the door's hearer of the call's ``ToolContext`` (an MCP
+        request's progress and elicitation, say), heard before the runner's.
+        """
         call_id = IN_FLIGHT.claim(call.wire_id)
         wire_id = call.wire_id or call_id
         try:
@@ -291,7 +314,12 @@ class CallRunner:
                 )
             if parent is None:
                 parent = self.parent_of(ticket)
-            with journal.turn(agent):
+            try:
+                runners = self.talk_for(ticket)
+            except Exception as exc:  # noqa: BLE001 - no talk, the call runs
+                _log.warning("call talk failed: %s", error_message(exc))
+                runners = None
+            with journal.turn(agent), hearing((view, talk, runners)):
                 try:
                     run = await self.registry.run(
                         ToolExecutionInput(

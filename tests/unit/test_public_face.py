@@ -87,11 +87,14 @@ DESIGN = [
     "McpConnection",
     # Third version
     "replay",
+    # Fourth version
+    "ToolContext",
+    "current_tool_context",
 ]
 
 
 def test_all_is_design_list_once() -> None:
-    assert len(set(DESIGN)) == len(DESIGN) == 55
+    assert len(set(DESIGN)) == len(DESIGN) == 57
     assert dsh_nb.__all__ == DESIGN
     assert set(DESIGN) <= set(dir(dsh_nb))
 

@@ -32,6 +32,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from dsh_nb.tools.audit import journal
+from dsh_nb.tools.context.binding import bind
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
 from dsh_nb.tools.pipeline._callstate import CallState
 from dsh_nb.tools.pipeline._decisions import (
@@ -177,9 +178,10 @@ async def _drive(
                 who = rec.begin() if rec is not None else None  # after the guards
                 _set(ex, "_phase", _PHASE_WRAPPING)
                 try:
-                    result = await run_waterfall(
-                        plan.execute, (ex,), state.dispatch, check_result, who
-                    )
+                    with bind(ex):  # the call's ToolContext, for this stage
+                        result = await run_waterfall(
+                            plan.execute, (ex,), state.dispatch, check_result, who
+                        )
                 finally:
                     _set(ex, "_phase", _PHASE_RUNNING)
                 if rec is not None:

@@ -46,10 +46,11 @@ def _injectable() -> dict[type, str]:
     import it from (``dsh_nb``), not the file that defines it. Imported on
     first use, so this module does not load the pipeline at import time.
     """
+    from dsh_nb.tools.context.toolcontext import ToolContext
     from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.execution import ToolExecution
 
-    return {ToolExecution: "execution", AbortSignal: "signal"}
+    return {ToolExecution: "execution", AbortSignal: "signal", ToolContext: "context"}
 
 
 def hints(obj: Any, where: str) -> dict[str, Any]:

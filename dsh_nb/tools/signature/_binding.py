@@ -28,6 +28,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+from dsh_nb.tools.context.binding import current_tool_context
 from dsh_nb.tools.errors import ToolArgsError
 from dsh_nb.tools.signature._violations import locate, violations
 from dsh_nb.tools.signature.plan import SignaturePlan, plan_signature
@@ -174,6 +175,8 @@ def bind(
                 value = execution
                 if p.source == "signal":
                     value = getattr(execution, "signal", None)
+                elif p.source == "context":
+                    value = current_tool_context()
                 if p.kind == "positional":
                     positional.append(value)
                 else:

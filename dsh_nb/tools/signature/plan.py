@@ -23,8 +23,8 @@ What the signature says beyond types:
 - ``x: T = None`` is read as ``x: T | None = None``, so the default the
   schema advertises is one the tool accepts; any other default must pass
   the parameter's own validation, or the definition fails;
-- parameters typed ``ToolExecution`` or ``AbortSignal`` are filled by the
-  pipeline, not the model;
+- parameters typed ``ToolExecution``, ``AbortSignal`` or ``ToolContext``
+  are filled by the pipeline, not the model;
 - strings for ``datetime``, ``time``, ``timedelta``, ``UUID`` and
   ``Decimal`` are checked in exactly the forms the schema advertises
   (``_formats.py``), so the runtime takes what the schema allows, formats
@@ -87,7 +87,7 @@ class Param:
 
     name: str
     kind: str  # "positional", "keyword", "varargs" or "varkw"
-    source: str  # "args", "execution" or "signal"
+    source: str  # "args", "execution", "signal" or "context"
     default: Any = inspect.Parameter.empty  # passed when absent ("positional")
 
 

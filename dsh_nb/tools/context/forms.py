@@ -1,0 +1,166 @@
+"""What ``ctx.ask(message, type=...)`` asks for: a flat form, and its answer.
+
+A person answers a form, whatever the door: MCP's elicitation takes a flat
+object schema whose properties are primitives (strings, numbers, booleans,
+a choice of strings), and a notebook draws the same schema as widgets. So a
+question's ``type`` is read once, here, into a :class:`Form`:
+
+* a scalar (``str``, ``int``, ``float``, ``bool``), a ``Literal`` or an
+  ``Enum`` becomes a form of one field, ``value``, and the answer is that
+  field's value;
+* a flat pydantic model becomes one field per model field, with its
+  description, its default (SEP-1034) and its choices (SEP-1330's ``enum``
+  with ``enumNames``, and ``oneOf`` of ``const``/``title``); the answer is
+  a model instance.
+
+Anything else (a nested model, a list) is refused at the ``ask`` with a
+clear error: a form cannot hold it. Answers are checked with pydantic, so a
+door that hands back a wrong value gets a decline, never a bad value.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["Form", "FormError", "form_of"]
+
+_SCALARS: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+}
+#: The field a one-value form holds its value in.
+VALUE: Final = "value"
+
+
+class FormError(TypeError):
+    """A question's ``type`` a flat form cannot hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """A question's form: its JSON Schema and how to read an answer."""
+
+    schema: dict[str, Any]
+    type: Any
+    single: bool  # one field named ``value``; the answer is that value
+
+    def read(self, content: object) -> Any:
+        """The typed value of a form's content; ``ValueError`` if it is wrong."""
+        import pydantic
+
+        if not isinstance(content, dict):
+            raise ValueError(f"a form's answer is an object, not {content!r}")
+        try:
+            if self.single:
+                if VALUE not in content:
+                    raise ValueError("the answer has no value")
+                return pydantic.TypeAdapter(self.type).validate_python(
+                    content[VALUE], strict=False
+                )
+            return self.type.model_validate(content)
+        except pydantic.ValidationError as exc:
+            raise ValueError(str(exc)) from None
+
+
+def _unwrap(tp: Any) -> tuple[Any, bool]:
+    """The type under ``X | None`` and whether None was allowed."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(tp)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        members = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(members) == 1:
+            return members[0], True
+    return tp, False
+
+
+def _field(tp: Any, where: str) -> dict[str, Any]:
+    """The JSON Schema of one primitive field, or :class:`FormError`."""
+    tp, _ = _unwrap(tp)
+    if typing.get_origin(tp) is typing.Literal:
+        choices = list(typing.get_args(tp))
+        if not all(isinstance(c, str) for c in choices):
+            raise FormError(
+                f"{where}: a choice in a form is a Literal of strings, not {tp!r}"
+            )
+        return {"type": "string", "enum": choices}
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        values = [m.value for m in tp]
+        if not all(isinstance(v, str) for v in values):
+            raise FormError(
+                f"{where}: a choice in a form is an Enum of string values, "
+                f"not {tp.__name__}"
+            )
+        names = [m.name.replace("_", " ").capitalize() for m in tp]
+        return {
+            "type": "string",
+            "enum": values,
+            "enumNames": names,  # SEP-1330's legacy titles
+            "oneOf": [
+                {"const": v, "title": n} for v, n in zip(values, names, strict=True)
+            ],
+        }
+    if isinstance(tp, type) and issubclass(tp, bool):
+        return {"type": "boolean"}
+    for scalar, name in _SCALARS.items():
+        if tp is scalar:
+            return {"type": name}
+    raise FormError(
+        f"{where}: a form holds str, int, float, bool, a Literal or an Enum, "
+        f"not {getattr(tp, '__name__', tp)!r}"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _cached(tp: Any) -> Form:
+    return _build(tp)
+
+
+def form_of(tp: Any) -> Form:
+    """The :class:`Form` of a question's ``type``; :class:`FormError` if none."""
+    try:
+        return _cached(tp)
+    except TypeError as exc:
+        if isinstance(exc, FormError):
+            raise
+        return _build(tp)  # an unhashable annotation: built each time
+
+
+def _build(tp: Any) -> Form:
+    import pydantic
+
+    if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for name, info in tp.model_fields.items():
+            key = info.alias or name
+            prop = _field(info.annotation, f"{tp.__name__}.{name}")
+            if info.title:
+                prop["title"] = info.title
+            if info.description:
+                prop["description"] = info.description
+            if info.is_required():
+                required.append(key)
+            elif info.default is not None and not callable(info.default):
+                default = info.default
+                prop["default"] = (
+                    default.value if isinstance(default, enum.Enum) else default
+                )
+            properties[key] = prop
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        return Form(schema=schema, type=tp, single=False)
+    prop = _field(tp, "ask")
+    return Form(
+        schema={"type": "object", "properties": {VALUE: prop}, "required": [VALUE]},
+        type=tp,
+        single=True,
+    )
