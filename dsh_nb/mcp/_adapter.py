@@ -23,11 +23,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
+from dsh_nb.mcp.talk import LogLevels, McpTalk
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.runner import VISIBLE, CallRunner, DoorCall
@@ -81,6 +83,7 @@ class RegistryAdapter:
         self._pending_notice = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dispose_change = registry.on_change(self._changed)
+        self.levels = LogLevels()
 
     def close(self) -> None:
         """Stop listening to the registry and end the listen streams."""
@@ -97,6 +100,7 @@ class RegistryAdapter:
     def build(self, loop: asyncio.AbstractEventLoop) -> Server[Any]:
         """A fresh low-level server whose handlers read this registry."""
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+        from mcp.shared.exceptions import MCPDeprecationWarning
 
         self._loop = loop
         self._end_listen()
@@ -104,19 +108,27 @@ class RegistryAdapter:
         self._listen = ListenHandler(self._bus)
         adapter = self
 
-        server = changing_server(
+        with warnings.catch_warnings():
+            # ``logging/setLevel`` is the handshake era's (deprecated in
+            # 2026-07-28, where clients opt in per request): we serve both.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            server = self._server()
+        # Our own middleware only: remember handshake-era connections. The
+        # SDK's default OpenTelemetry middleware is a no-op without an
+        # exporter, and costs a span per message.
+        server.middleware = [adapter._remember]
+        return server
+
+    def _server(self) -> Server[Any]:
+        return changing_server(
             "dsh_nb",
             version=_version(),
             instructions="Tools from a Jupyter notebook, run through dsh_nb.",
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self._listen,
+            on_set_logging_level=self.levels.set_level,
         )
-        # Our own middleware only: remember handshake-era connections. The
-        # SDK's default OpenTelemetry middleware is a no-op without an
-        # exporter, and costs a span per message.
-        server.middleware = [adapter._remember]
-        return server
 
     async def _remember(
         self, ctx: ServerRequestContext[Any, Any], call_next: Any
@@ -188,12 +200,17 @@ class RegistryAdapter:
         import anyio
 
         from dsh_nb.mcp.content import to_call_result
+        from dsh_nb.mcp.elicit import served_call
 
         agent = self.agent_for(ctx)
         controller = AbortController()
         # Not a counter: another door must not be able to guess it.
         call_id = f"mcp-{secrets.token_hex(6)}"
         arguments = params.arguments if params.arguments is not None else {}
+        served = served_call()
+        # The call's ToolContext speaks to this client (progress, log
+        # lines, questions, samples) through its request.
+        talk = McpTalk(ctx, self.levels, served.channel if served else None)
         task = asyncio.ensure_future(
             self.runner.run(
                 DoorCall(name=params.name, arguments=arguments, wire_id=call_id),
@@ -201,6 +218,7 @@ class RegistryAdapter:
                 door="mcp",
                 signal=controller.signal,
                 offered=VISIBLE,  # a tool this client cannot see is unknown
+                talk=talk,
             )
         )
         self.calls_in_flight += 1
@@ -233,6 +251,7 @@ class RegistryAdapter:
             raise
         finally:
             self.calls_in_flight -= 1
+        await talk.drain()  # its progress and lines before its result
         definition = self.registry.get(params.name, agent)
         output = getattr(definition, "output_schema", None)
         return to_call_result(answer.result, output)

@@ -49,6 +49,7 @@ __all__ = [
     "can_elicit",
     "declares_elicitation",
     "mount_approvals",
+    "served_call",
     "serving",
 ]
 
@@ -82,6 +83,11 @@ class ServedCall:
 
 
 _CALL: ContextVar[ServedCall | None] = ContextVar("dsh_nb_mcp_call", default=None)
+
+
+def served_call() -> ServedCall | None:
+    """The MCP request the running call came in on, if a server set it."""
+    return _CALL.get()
 
 
 @contextmanager

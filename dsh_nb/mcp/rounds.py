@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["ROUND_TIMEOUT_S", "Channel", "Rounds"]
 
 ROUND_TIMEOUT_S: Final = 600.0
+_APPROVAL: Final = "approval"
+_EMPTY_FORM: Final[dict[str, Any]] = {"type": "object", "properties": {}}
 _ACTIONS: Final = {
     "accept": "allowed-once",
     "decline": "rejected",
@@ -43,30 +45,45 @@ _ACTIONS: Final = {
 
 
 class Channel:
-    """Questions from one call's answerer to the handler, answers back."""
+    """Questions from one call (its approval, its ``ToolContext.ask``) to the
+    handler, answers back.
+
+    A question is a key of the round's ``inputRequests`` (``approval`` or
+    ``question``), a message and a form's schema; its answer is the
+    client's raw ``ElicitResult``.
+    """
 
     def __init__(self) -> None:
-        self._questions: asyncio.Queue[tuple[str, asyncio.Future[str]]] = (
-            asyncio.Queue()
-        )
-        self._waiting: asyncio.Future[str] | None = None
+        self._questions: asyncio.Queue[
+            tuple[str, str, dict[str, Any], asyncio.Future[object]]
+        ] = asyncio.Queue()
+        self._waiting: asyncio.Future[object] | None = None
+        self.key = _APPROVAL
 
     async def ask(self, message: str) -> ApprovalOutcome:
-        """Put a question to the client; wait for its answer."""
-        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        await self._questions.put((message, answer))
-        return await answer  # type: ignore[return-value]
+        """Put an approval to the client; wait for its outcome."""
+        response = await self.ask_form(message, _EMPTY_FORM, key=_APPROVAL)
+        return outcome_of(response)  # type: ignore[return-value]
 
-    async def question(self) -> str:
+    async def ask_form(
+        self, message: str, schema: dict[str, Any], *, key: str = "question"
+    ) -> object:
+        """Put a form to the client; wait for its raw answer."""
+        answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        await self._questions.put((key, message, schema, answer))
+        return await answer
+
+    async def question(self) -> tuple[str, str, dict[str, Any]]:
         """The next question (the handler returns it to the client)."""
-        message, self._waiting = await self._questions.get()
-        return message
+        key, message, schema, self._waiting = await self._questions.get()
+        self.key = key
+        return key, message, schema
 
-    def answer(self, outcome: str) -> None:
-        """Settle the question last returned."""
+    def answer(self, response: object) -> None:
+        """Settle the question last returned with the client's answer."""
         waiting, self._waiting = self._waiting, None
         if waiting is not None and not waiting.done():
-            waiting.set_result(outcome)
+            waiting.set_result(response)
 
 
 @dataclasses.dataclass(eq=False)
@@ -134,7 +151,7 @@ class Rounds:
                 )
             held = found
             answers = params.input_responses or {}
-            held.channel.answer(outcome_of(answers.get("approval")))
+            held.channel.answer(answers.get(held.channel.key))
         asking = asyncio.ensure_future(held.channel.question())
         racing: set[asyncio.Future[Any]] = {held.call, asking}
         try:
@@ -147,8 +164,7 @@ class Rounds:
         if held.call.done():
             asking.cancel()
             return held.call.result()
-        message = asking.result()
-        return self._hold(held, message)
+        return self._hold(held, *asking.result())
 
     def _take(self, state: str, agent: Agent, name: str) -> _Held | None:
         held = self._held.get(state)
@@ -159,7 +175,9 @@ class Rounds:
             held.expiry.cancel()
         return held
 
-    def _hold(self, held: _Held, message: str) -> types.InputRequiredResult:
+    def _hold(
+        self, held: _Held, key: str, message: str, schema: dict[str, Any]
+    ) -> types.InputRequiredResult:
         from mcp import types
 
         state = secrets.token_urlsafe(24)
@@ -168,10 +186,10 @@ class Rounds:
         held.expiry = loop.call_later(self.timeout_s, self._expire, state)
         return types.InputRequiredResult(
             input_requests={
-                "approval": types.ElicitRequest(
+                key: types.ElicitRequest(
                     params=types.ElicitRequestFormParams(
                         message=message,
-                        requested_schema={"type": "object", "properties": {}},
+                        requested_schema=schema,
                     )
                 )
             },
@@ -183,7 +201,7 @@ class Rounds:
         if held is not None:
             # Nobody awaits the call any more: it ends as a denial, journaled.
             held.call.add_done_callback(_retrieve)
-            held.channel.answer("cancelled")
+            held.channel.answer({"action": "cancel"})
 
     def close(self) -> None:
         """Cancel every held call (the server is stopping)."""
