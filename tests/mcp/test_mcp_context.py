@@ -149,7 +149,8 @@ async def test_ask_is_an_elicitation_with_enums_and_defaults() -> None:
     ]
     form = asked[1].requested_schema["properties"]
     assert form["rows"]["default"] == 100
-    assert form["size"]["enum"] == ["s", "l"] and form["size"]["default"] == "s"
+    assert [c["const"] for c in form["size"]["oneOf"]] == ["s", "l"]
+    assert form["size"]["default"] == "s"
     assert asked[1].requested_schema["required"] == ["path"]
 
 

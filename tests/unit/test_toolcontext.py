@@ -231,6 +231,10 @@ class Options(pydantic.BaseModel):
     rows: int = 10
     color: Color = Color.RED
     header: bool = True
+    tags: list[Literal["x", "y"]] = pydantic.Field(default_factory=list)
+    legacy: Literal["a", "b"] = pydantic.Field(
+        "a", json_schema_extra={"enumNames": ["Ay", "Bee"]}
+    )
 
 
 def test_forms_follow_sep_1034_defaults_and_sep_1330_enums() -> None:
@@ -246,9 +250,25 @@ def test_forms_follow_sep_1034_defaults_and_sep_1330_enums() -> None:
     assert schema["properties"]["rows"] == {"type": "integer", "default": 10}
     assert schema["properties"]["path"]["description"] == "which file"
     color = schema["properties"]["color"]
-    assert color["enum"] == ["red", "blue"] and color["default"] == "red"
-    assert color["enumNames"] == ["Red", "Dark blue"]
+    assert "enum" not in color and color["default"] == "red"
     assert color["oneOf"][1] == {"const": "blue", "title": "Dark blue"}
+    assert schema["properties"]["tags"] == {
+        "type": "array",
+        "items": {"type": "string", "enum": ["x", "y"]},
+        "default": [],
+    }
+    assert schema["properties"]["legacy"] == {
+        "type": "string",
+        "enum": ["a", "b"],
+        "enumNames": ["Ay", "Bee"],
+        "default": "a",
+    }
+    assert form_of(list[Color]).schema["properties"]["value"]["items"] == {
+        "anyOf": [
+            {"const": "red", "title": "Red"},
+            {"const": "blue", "title": "Dark blue"},
+        ]
+    }
     with pytest.raises(FormError, match="a form holds str, int"):
         form_of(list[int])
 

@@ -9,9 +9,11 @@ question's ``type`` is read once, here, into a :class:`Form`:
   ``Enum`` becomes a form of one field, ``value``, and the answer is that
   field's value;
 * a flat pydantic model becomes one field per model field, with its
-  description, its default (SEP-1034) and its choices (SEP-1330's ``enum``
-  with ``enumNames``, and ``oneOf`` of ``const``/``title``); the answer is
-  a model instance.
+  description, its default (SEP-1034) and its choices (SEP-1330: a
+  ``Literal`` is an untitled ``enum``, an ``Enum`` a titled ``oneOf`` of
+  ``const``/``title`` from its member names, a list of either a
+  multi-select); a field's ``json_schema_extra`` is merged in as given
+  (the legacy ``enumNames``, say); the answer is a model instance.
 
 Anything else (a nested model, a list) is refused at the ``ask`` with a
 clear error: a form cannot hold it. Answers are checked with pydantic, so a
@@ -81,9 +83,8 @@ def _unwrap(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
-def _field(tp: Any, where: str) -> dict[str, Any]:
-    """The JSON Schema of one primitive field, or :class:`FormError`."""
-    tp, _ = _unwrap(tp)
+def _choice(tp: Any, where: str) -> dict[str, Any] | None:
+    """A ``Literal`` (untitled) or ``Enum`` (titled) of strings, else None."""
     if typing.get_origin(tp) is typing.Literal:
         choices = list(typing.get_args(tp))
         if not all(isinstance(c, str) for c in choices):
@@ -98,24 +99,48 @@ def _field(tp: Any, where: str) -> dict[str, Any]:
                 f"{where}: a choice in a form is an Enum of string values, "
                 f"not {tp.__name__}"
             )
-        names = [m.name.replace("_", " ").capitalize() for m in tp]
         return {
             "type": "string",
-            "enum": values,
-            "enumNames": names,  # SEP-1330's legacy titles
-            "oneOf": [
-                {"const": v, "title": n} for v, n in zip(values, names, strict=True)
-            ],
+            "oneOf": [{"const": m.value, "title": _title(m.name)} for m in tp],
         }
+    return None
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _field(tp: Any, where: str) -> dict[str, Any]:
+    """The JSON Schema of one primitive field, or :class:`FormError`."""
+    tp, _ = _unwrap(tp)
+    choice = _choice(tp, where)
+    if choice is not None:
+        return choice
+    origin = typing.get_origin(tp)
+    if origin in (list, set, frozenset, tuple) and len(typing.get_args(tp)) == 1:
+        # A multi-select: a list of choices (SEP-1330).
+        item = _choice(typing.get_args(tp)[0], where)
+        if item is not None:
+            if "oneOf" in item:
+                item = {"anyOf": item["oneOf"]}
+            return {"type": "array", "items": item}
     if isinstance(tp, type) and issubclass(tp, bool):
         return {"type": "boolean"}
     for scalar, name in _SCALARS.items():
         if tp is scalar:
             return {"type": name}
     raise FormError(
-        f"{where}: a form holds str, int, float, bool, a Literal or an Enum, "
-        f"not {getattr(tp, '__name__', tp)!r}"
+        f"{where}: a form holds str, int, float, bool, a Literal or an Enum "
+        f"(or a list of one), not {getattr(tp, '__name__', tp)!r}"
     )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return value
 
 
 @functools.lru_cache(maxsize=256)
@@ -142,17 +167,19 @@ def _build(tp: Any) -> Form:
         for name, info in tp.model_fields.items():
             key = info.alias or name
             prop = _field(info.annotation, f"{tp.__name__}.{name}")
+            extra = info.json_schema_extra
+            if isinstance(extra, dict):
+                prop.update(extra)  # e.g. the legacy ``enumNames``
             if info.title:
                 prop["title"] = info.title
             if info.description:
                 prop["description"] = info.description
             if info.is_required():
                 required.append(key)
-            elif info.default is not None and not callable(info.default):
-                default = info.default
-                prop["default"] = (
-                    default.value if isinstance(default, enum.Enum) else default
-                )
+            else:
+                default = info.get_default(call_default_factory=True)
+                if default is not None:
+                    prop["default"] = _plain(default)
             properties[key] = prop
         schema: dict[str, Any] = {"type": "object", "properties": properties}
         if required:

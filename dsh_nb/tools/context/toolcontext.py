@@ -129,7 +129,7 @@ class ToolContext:
         self._lines = 0
         self._dropped = 0
         self._partial: dict[str, str] = {}
-        self._last_sent = -1.0
+        self._last_sent = float("-inf")
         self._pending: Progress | None = None
         self._closed = False
 
@@ -162,8 +162,10 @@ class ToolContext:
     ) -> _Done:
         """Report how far the call has come; await it or not.
 
-        At most about ten reports a second reach the door; the others are
-        dropped, except that the last one is delivered when the call ends.
+        At most about ten reports a second reach the door: a report inside
+        the window is held, and the newest held one goes out when the
+        window ends (or the call does), so the last report always arrives.
+        A final report (``done >= total``) goes out at once.
         """
         if isinstance(done, bool) or not isinstance(done, (int, float)):
             raise TypeError(f"progress done must be a number, not {done!r}")
@@ -179,13 +181,31 @@ class ToolContext:
         with self._lock:
             if self._closed:
                 return _DONE
-            if not final and now - self._last_sent < PROGRESS_EVERY_S:
+            wait = PROGRESS_EVERY_S - (now - self._last_sent)
+            if not final and wait > 0:
+                # Held: the newest report goes out when the window ends.
+                first = self._pending is None
                 self._pending = report
+                if first:
+                    self._deliver(self._later, wait)
                 return _DONE
+            held, self._pending = self._pending, None
             self._last_sent = now
-            self._pending = None
+        if held is not None and final:
+            self._deliver(self._send_progress, held)
         self._deliver(self._send_progress, report)
         return _DONE
+
+    def _later(self, wait: float) -> None:
+        self._loop.call_later(wait, self._flush_progress)
+
+    def _flush_progress(self) -> None:
+        with self._lock:
+            held, self._pending = self._pending, None
+            if held is None or self._closed:
+                return
+            self._last_sent = time.monotonic()
+        self._send_progress(held)
 
     def log(self, message: object, level: str = "info") -> None:
         """Add a line to the call's log (its card, its client, its journal)."""
