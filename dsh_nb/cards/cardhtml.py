@@ -35,6 +35,7 @@ from dsh_nb.cards.markup import (
     pre,
 )
 from dsh_nb.cards.media import PICTURE_TYPES
+from dsh_nb.cards.talk import talk_html
 
 __all__ = ["TAGS", "card_html"]
 
@@ -269,6 +270,8 @@ def card_html(card: CardLayout) -> str:
         sections.extend(diff_html(plan) for plan in plans)
         if not plans:
             sections.append(_notice("no file changes"))
+    if model.talk is not None and not model.talk.empty:
+        sections.append(talk_html(model.talk))
     if model.trace:
         sections.append(_trace(card))
     border = ERR if model.is_error else STATUS_COLOURS[model.status]

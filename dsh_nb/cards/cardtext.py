@@ -17,6 +17,7 @@ from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.difftext import diff_text
 from dsh_nb.cards.escape import visible
 from dsh_nb.cards.layout import CardLayout
+from dsh_nb.cards.talk import talk_text
 
 __all__ = ["card_markdown", "card_plain", "fence", "md_inline"]
 
@@ -94,6 +95,8 @@ def card_markdown(card: CardLayout) -> str:
             parts.append(fence(visible("\n".join(diff_text(p) for p in plans)), "diff"))
         else:
             parts.append("*no file changes*")
+    if model.talk is not None and not model.talk.empty:
+        parts.append(fence(visible(talk_text(model.talk)), "text"))
     # MathJax would typeset "$HOME $PATH" in tool text; the class opts out.
     body = "\n\n".join(parts)
     return f'<div class="mathjax_ignore tex2jax_ignore">\n\n{body}\n\n</div>\n'
@@ -126,6 +129,8 @@ def card_plain(card: CardLayout) -> str:
         body = "\n".join(_plain_block(b) for b in card.blocks)
     elif card.raw is not None:
         body = card.raw.text
+    if model.talk is not None and not model.talk.empty:
+        body = "\n".join(p for p in (talk_text(model.talk), body) if p)
     body = visible(body)
     if not body:
         return head

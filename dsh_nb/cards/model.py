@@ -139,6 +139,9 @@ class CardModel:
         The approval outcome, if the call asked for one.
     meta
         Volatile data (ids, timestamps, durations): display metadata only.
+    talk
+        What the call said while it ran (progress, log lines), if anything:
+        a :class:`~dsh_nb.cards.talk.CardTalk`.
     """
 
     tool: str
@@ -151,6 +154,7 @@ class CardModel:
     cwd: str | None = None
     approval: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    talk: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.tool, str):

@@ -30,6 +30,7 @@ from dsh_nb.cards.bounds import Shown
 from dsh_nb.cards.hunks import FilePlan, Gap, Skip
 from dsh_nb.cards.layout import CardLayout
 from dsh_nb.cards.model import CardLimits
+from dsh_nb.cards.talk import talk_json
 from dsh_nb.tools.shown import shown
 
 __all__ = ["card_payload", "plan_json"]
@@ -201,6 +202,8 @@ def card_payload(card: CardLayout) -> dict[str, Any]:
     limits = _limits(card)
     if limits:
         out["limits"] = limits
+    if model.talk is not None and not model.talk.empty:
+        out["talk"] = talk_json(model.talk)
     if model.trace:
         out["trace"] = [
             {"stage": e.stage, "actor": e.actor, "decision": e.decision}

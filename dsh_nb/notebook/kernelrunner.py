@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from dsh_nb.notebook.nesting import enclosing
+from dsh_nb.notebook.toolask import NotebookTalk
 from dsh_nb.tools.runner import CallRunner, CallTicket
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ class KernelRunner(CallRunner):
     """Runs every door's calls through the kernel registry, as cards."""
 
     def __init__(self, state: KernelState) -> None:
-        super().__init__(state.registry, views=self._card)
+        # Questions a tool asks go to the notebook's person (notebook.toolask).
+        super().__init__(state.registry, views=self._card, talk=NotebookTalk(state))
         self._state = state
         #: Where a door's cards go (``"mcp"``: the server's panel); a door
         #: without an entry shows its cards under the running cell.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.model import card_status, classify
 from dsh_nb.notebook import interrupt
+from dsh_nb.notebook.talkcard import TalkingCard
 from dsh_nb.tools.audit.resultsize import bound_result
 from dsh_nb.tools.presentation import GenericResultView
 from dsh_nb.tools.runner import UNRUN, DoorCall, record_unrun
@@ -84,7 +85,7 @@ def _shell_running() -> bool:
     return InteractiveShell.initialized()
 
 
-class LiveCall:
+class LiveCall(TalkingCard):
     """One call through the kernel registry, shown as a live card.
 
     Await it for the frozen :class:`ToolExecutionResult`; ``result`` is None
@@ -176,6 +177,7 @@ class LiveCall:
             cwd=self.agent.cwd,
             approval=self._approval,
             meta=meta,
+            talk=self._talk,
         )
         return render_card(model, limits=config.card_limits())
 

@@ -1,0 +1,150 @@
+"""``ctx.ask`` in a notebook: a small form under the call's card.
+
+The kernel runner's hearer (:class:`NotebookTalk`) answers a tool's
+question the way the notebook reaches its person for approvals: where the
+frontend delivers a click while the cell runs, a form of widgets under the
+call's card (one field per property of the question's schema, then
+*Answer* and *Decline*); headless, a decline. Waiting is one ``await`` on a
+future of the kernel's loop, settled from whichever thread the click
+arrives on; the call's abort ends it as ``cancel`` (the context does that).
+
+The seam for a frontend without widget clicks (VS Code, Colab: the kernel's
+stdin) is :func:`reach_person`, the same decision the approval prompt
+makes: it answers "widgets" or "headless" today.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Final
+
+from dsh_nb.notebook.frontend import is_interactive
+from dsh_nb.tools.context import Answer
+
+if TYPE_CHECKING:
+    import ipywidgets as widgets
+
+    from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.context import Question, ToolContext
+
+__all__ = [
+    "ANSWER_LABEL",
+    "DECLINE_LABEL",
+    "NotebookTalk",
+    "QuestionForm",
+    "reach_person",
+]
+
+ANSWER_LABEL: Final = "Answer"
+DECLINE_LABEL: Final = "Decline"
+
+
+def reach_person(state: KernelState) -> str:
+    """How this kernel reaches its person now: ``"widgets"`` or ``"headless"``."""
+    mode = getattr(state.config, "frontend", "auto")
+    try:
+        return "widgets" if is_interactive(mode) else "headless"
+    except ValueError:
+        return "widgets" if is_interactive("auto") else "headless"
+
+
+def _field(name: str, schema: dict[str, Any]) -> widgets.Widget:
+    import ipywidgets as widgets
+
+    label = str(schema.get("title") or ("" if name == "value" else name))
+    default = schema.get("default")
+    style = {"description_width": "initial"}
+    common: dict[str, Any] = {"description": label, "style": style}
+    choices = schema.get("enum")
+    titled = schema.get("oneOf")
+    if choices is not None or titled is not None:
+        options: list[tuple[str, Any]] = (
+            [(str(c), c) for c in choices]
+            if choices is not None
+            else [
+                (str(o.get("title", o.get("const"))), o.get("const"))
+                for o in titled or ()
+            ]
+        )
+        value = default if default is not None else options[0][1]
+        return widgets.Dropdown(
+            options=options, value=value, description=label, style=style
+        )
+    if schema.get("type") == "array":
+        items = schema.get("items") or {}
+        raw = items.get("enum") or [o.get("const") for o in items.get("anyOf", [])]
+        return widgets.SelectMultiple(
+            options=[(str(c), c) for c in raw], value=tuple(default or ()), **common
+        )
+    kind = schema.get("type")
+    if kind == "boolean":
+        return widgets.Checkbox(value=bool(default), description=label, indent=False)
+    if kind == "integer":
+        return widgets.IntText(value=int(default or 0), description=label, style=style)
+    if kind == "number":
+        return widgets.FloatText(
+            value=float(default or 0), description=label, style=style
+        )
+    return widgets.Text(value=str(default or ""), description=label, style=style)
+
+
+class QuestionForm:
+    """The widgets of one question, and the future its buttons settle."""
+
+    def __init__(self, question: Question, loop: asyncio.AbstractEventLoop) -> None:
+        import ipywidgets as widgets
+
+        self.loop = loop
+        self.future: asyncio.Future[Answer] = loop.create_future()
+        properties = question.schema.get("properties", {})
+        self.fields = {name: _field(name, spec) for name, spec in properties.items()}
+        answer = widgets.Button(description=ANSWER_LABEL, button_style="primary")
+        decline = widgets.Button(description=DECLINE_LABEL)
+        answer.on_click(lambda _button: self.answer())
+        decline.on_click(lambda _button: self.decline())
+        message = widgets.Label(value=question.message)
+        self.widget = widgets.VBox(
+            [message, *self.fields.values(), widgets.HBox([answer, decline])]
+        )
+
+    def content(self) -> dict[str, Any]:
+        out = {}
+        for name, field in self.fields.items():
+            value = field.value
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def answer(self) -> None:
+        """What *Answer* does: accept with the fields' values."""
+        self._settle(Answer("accept", self.content()))
+
+    def decline(self) -> None:
+        """What *Decline* does."""
+        self._settle(Answer("decline"))
+
+    def _settle(self, answer: Answer) -> None:
+        def settle() -> None:
+            if not self.future.done():
+                self.future.set_result(answer)
+
+        self.loop.call_soon_threadsafe(settle)
+
+
+class NotebookTalk:
+    """The kernel runner's hearer: the notebook's person answers questions."""
+
+    def __init__(self, state: KernelState) -> None:
+        self._state = state
+
+    async def ask(self, ctx: ToolContext, question: Question) -> Answer:
+        if reach_person(self._state) == "headless":
+            return Answer("decline")
+        form = QuestionForm(question, asyncio.get_running_loop())
+        live = self._state.live_calls.get(ctx.call_id)
+        if live is None:  # no card to put the form under: nobody sees it
+            return Answer("decline")
+        live.show_prompt(form.widget)
+        try:
+            return await form.future
+        finally:
+            live.clear_prompt()
