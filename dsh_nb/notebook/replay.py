@@ -2,8 +2,10 @@
 
 A log written by ``%tool_log --save`` holds the core's journal: each call's
 ``tool/call``, then ``tool/result`` (with the call's status and approval
-outcome) or ``tool/cancelled``. Replaying hands the logged arguments and
-result (with its ``meta``) to the tools' own pure presenters, so the cards
+outcome) or ``tool/cancelled``, and what the call said meanwhile
+(``tool/progress``, ``tool/log``: the card's bar and lines). Replaying
+hands the logged arguments and result (with its ``meta``) to the tools'
+own pure presenters, so the cards
 look as they did live, without running anything or reading other events.
 Given a chat's ``messages`` too, the replay is the whole conversation in
 order: what the user said, what the model answered, and each call's card.
@@ -19,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.cards.talk import CardTalk
 from dsh_nb.notebook.live import card_status, still_running
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.audit.journalfile import JournalEvent, read_journal
@@ -57,6 +60,7 @@ class CallEntry:
     client: str | None = None
     approval: str | None = field(default=None)
     body_running: bool = False
+    talk: CardTalk = field(default_factory=CardTalk)  # its progress and lines
 
 
 class Replay(list["ToolCard"]):
@@ -157,7 +161,7 @@ class CallBook:
             found.body_running = data.get("bodyRunning") is True
         elif kind == journal.CANCELLED:
             found.status = "cancelled"
-        else:
+        elif not heard(found, kind, data):
             return None
         return found
 
@@ -173,6 +177,33 @@ class CallBook:
                 del self.clients[entry.client]
         if entry in self.entries:
             self.entries.remove(entry)
+
+
+def heard(entry: CallEntry, kind: str, data: Mapping[str, Any]) -> bool:
+    """Add a ``tool/progress`` or ``tool/log`` event to the call's card."""
+    from dsh_nb.tools.context import LogLine, Progress
+
+    if kind == "tool/progress" and isinstance(data.get("progress"), (int, float)):
+        total, message = data.get("total"), data.get("message")
+        entry.talk = entry.talk.with_progress(
+            Progress(
+                float(data["progress"]),
+                float(total) if isinstance(total, (int, float)) else None,
+                message if isinstance(message, str) else None,
+            )
+        )
+        return True
+    if kind == "tool/log" and isinstance(data.get("text"), str):
+        logger = data.get("logger")
+        line = LogLine(
+            str(data.get("level", "info")),
+            data["text"],
+            str(data.get("source", "log")),
+            logger if isinstance(logger, str) else None,
+        )
+        entry.talk = entry.talk.with_line(line)
+        return True
+    return False
 
 
 def client_header(label: str, calls: int) -> dict[str, str]:
@@ -228,6 +259,7 @@ def entry_card(entry: CallEntry, presenter: ToolPresenter, cwd: str | None) -> T
         cwd=cwd,
         approval=entry.approval,
         meta={"callId": entry.call_id, "replayed": True},
+        talk=entry.talk,
     )
     return render_card(model)
 

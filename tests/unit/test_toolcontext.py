@@ -393,3 +393,25 @@ def test_a_nested_call_without_a_door_talks_through_its_caller() -> None:
     door = Door()
     assert text(run(call(registry, "outer", door=door, wire_id="o1"))) == "in"
     assert door.lines == [("o1", "log", "info", "from inner")]
+
+
+def test_replay_shows_the_journaled_progress_and_lines() -> None:
+    from dsh_nb.notebook.replay import replay
+
+    @tool
+    async def talks(ctx: ToolContext) -> str:
+        await ctx.progress(2, 4, "half")
+        print("hello")
+        return "ok"
+
+    registry = ToolRegistry()
+    registry.register(talks)
+    agent = Agent("r")
+    run(call(registry, "talks", door=Door(), agent=agent))
+    cards = replay(agent.session, display=False)
+    payload = cards[0].data["application/vnd.dsh.tool-card+json"]
+    assert payload["talk"] == {
+        "progress": {"progress": 2.0, "total": 4.0, "message": "half"},
+        "lines": [{"level": "info", "text": "hello", "source": "stdout"}],
+    }
+    assert "hello" in cards[0].data["text/html"]

@@ -128,6 +128,13 @@ registry.register(
 
 
 @tool
+async def test_reconnection() -> str:
+    """Take a moment (the SSE polling scenario may reconnect meanwhile)."""
+    await asyncio.sleep(0.1)
+    return "Reconnection test completed"
+
+
+@tool
 def test_error_handling() -> str:
     """Always fail."""
     raise RuntimeError("This tool intentionally returns an error for testing")
@@ -226,6 +233,7 @@ async def test_elicitation_sep1330_enums(ctx: ToolContext) -> str:
 
 
 for _tool in (
+    test_reconnection,
     test_error_handling,
     test_tool_with_logging,
     test_tool_with_progress,
