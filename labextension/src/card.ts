@@ -9,6 +9,7 @@ import { diffBody, genericBody, terminalBody } from './bodies';
 import { el, icon } from './dom';
 import { isObject, json, Json, JsonObject, readPayload, str } from './payload';
 import { STATUSES, Status } from './statuses';
+import { talk } from './talk';
 import { exitPill } from './terminal';
 import {
   DEFAULT_LIMITS,
@@ -121,6 +122,10 @@ export function card(
     diffBody(body, call, result, links);
   } else {
     genericBody(body, call, result, links);
+  }
+  const said = talk((data.talk ?? null) as Json);
+  if (said !== null) {
+    body.appendChild(said);
   }
   if (Array.isArray(data.trace) && data.trace.length > 0) {
     body.appendChild(trace(data.trace, metadata));

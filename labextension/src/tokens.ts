@@ -90,6 +90,8 @@ export interface IToolCard {
   result?: { [key: string]: unknown };
   approval?: string;
   trace?: { stage?: unknown; actor?: unknown; decision?: unknown }[];
+  /** What the tool said while it ran: progress and log lines. */
+  talk?: { [key: string]: unknown };
   limits?: Partial<ILimits>;
   cwd?: string;
 }
