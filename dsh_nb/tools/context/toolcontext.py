@@ -51,8 +51,8 @@ from dsh_nb.tools.running.abort import AbortError
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.values.execution import ToolExecution
     from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.execution import ToolExecution
 
 __all__ = [
     "MAX_LINES",
