@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from dsh_nb.mcp.clienttalk import ServerTalk
 from dsh_nb.mcp.errors import (
     McpConnectionError,
     McpToolError,
@@ -86,6 +87,7 @@ class McpConnection:
         self._dead = False
         self._ready: asyncio.Future[None] | None = None
         self._stage = "spawn"
+        self._talk = ServerTalk()  # progress, logs, questions: to their call
 
     @property
     def closed(self) -> bool:
@@ -143,6 +145,7 @@ class McpConnection:
                 transport,
                 mode=mode,
                 message_handler=self._on_message,
+                **self._talk.callbacks(),
                 client_info=types.Implementation(name="dsh_nb", version="0.1"),
             ) as client:
                 self._client = client
@@ -272,7 +275,8 @@ class McpConnection:
         client = self._client
         if client is None or self.closed:
             raise McpConnectionError(self._closed_message())
-        call = asyncio.ensure_future(client.call_tool(remote, to_plain(args)))
+        args = to_plain(args)
+        call = asyncio.ensure_future(self._talk.calling(client.call_tool, remote, args))
         waiters: set[asyncio.Future[Any]] = {call, self._ended}
         signal = execution.signal
         aborted: asyncio.Future[None] | None = None

@@ -29,7 +29,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["Form", "FormError", "form_of"]
+__all__ = ["Form", "FormError", "form_of", "schema_form"]
 
 _SCALARS: Final[dict[type, str]] = {
     str: "string",
@@ -59,6 +59,18 @@ class Form:
 
         if not isinstance(content, dict):
             raise ValueError(f"a form's answer is an object, not {content!r}")
+        if self.type is None:  # a schema as given: its content, checked
+            import jsonschema
+
+            try:
+                jsonschema.validate(content, self.schema)
+            except jsonschema.ValidationError as exc:
+                raise ValueError(exc.message) from None
+            except jsonschema.SchemaError as exc:
+                raise ValueError(
+                    f"the form's schema is invalid: {exc.message}"
+                ) from None
+            return dict(content)
         try:
             if self.single:
                 if VALUE not in content:
@@ -146,6 +158,13 @@ def _plain(value: Any) -> Any:
 @functools.lru_cache(maxsize=256)
 def _cached(tp: Any) -> Form:
     return _build(tp)
+
+
+def schema_form(schema: object) -> Form:
+    """A form from a flat JSON Schema object as it is (an MCP elicitation's)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise FormError(f"a form's schema is a JSON Schema object, not {schema!r}")
+    return Form(schema=dict(schema), type=None, single=False)
 
 
 def form_of(tp: Any) -> Form:

@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools.context.forms import form_of
+from dsh_nb.tools.context.forms import Form, form_of, schema_form
 from dsh_nb.tools.context.values import (
     Answer,
     LogLine,
@@ -225,8 +225,19 @@ class ToolContext:
         the answer is ``decline``; an abort of the call makes it
         ``cancel``.
         """
-        form = form_of(type)
-        question = Question(str(message), form.schema, form.single)
+        return await self._ask(str(message), form_of(type))
+
+    async def ask_form(self, message: str, schema: dict[str, Any]) -> Answer:
+        """Ask with a flat JSON Schema form as it is; ``value`` is its content.
+
+        For a form someone else wrote (a connected MCP server's elicitation):
+        the content is checked against ``schema``; one that does not fit is
+        a ``decline``.
+        """
+        return await self._ask(str(message), schema_form(schema))
+
+    async def _ask(self, message: str, form: Form) -> Answer:
+        question = Question(message, form.schema, form.single)
         self._journal("tool/ask", {"message": question.message, "schema": form.schema})
         asker = self._first("ask")
         answer = Answer("decline")

@@ -1,0 +1,87 @@
+"""``connect_mcp``: a connected server's progress, log lines and questions
+reach the call that caused them.
+
+The server is a real process: ``python -m dsh_nb serve`` over stdio,
+serving the conformance suite's tools (they report progress, log and ask
+as the suite's scenarios require). Our calls run through the runner with a
+door that hears their ``ToolContext``, as a notebook card or an MCP
+client would.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from dsh_nb.mcp.client import connect_mcp
+from dsh_nb.tools import Agent, Answer, ToolContext, ToolRegistry
+from dsh_nb.tools.runner import CallRunner, DoorCall
+
+TOOLS = Path(__file__).resolve().parent / "conformance" / "conformance_tools.py"
+
+
+class Door:
+    def __init__(self, answer: Answer | None = None) -> None:
+        self.progress_seen: list[tuple[float, float | None]] = []
+        self.lines: list[tuple[str, str]] = []
+        self.questions: list[Any] = []
+        self.answer = answer or Answer("decline")
+
+    def progress(self, ctx: ToolContext, report: Any) -> None:
+        self.progress_seen.append((report.done, report.total))
+
+    def log(self, ctx: ToolContext, line: Any) -> None:
+        self.lines.append((line.level, line.text))
+
+    async def ask(self, ctx: ToolContext, question: Any) -> Answer:
+        self.questions.append(question)
+        return self.answer
+
+
+async def _call(registry: ToolRegistry, name: str, door: Door, **args: Any) -> str:
+    answer = await CallRunner(registry, talk=door).run(
+        DoorCall(name=name, arguments=args), agent=Agent("t")
+    )
+    return "".join(b.get("text", "") for b in answer.result.content)
+
+
+async def test_a_servers_progress_logs_and_questions_reach_their_call() -> None:
+    registry = ToolRegistry()
+    conn = await connect_mcp(
+        "conf",
+        command=[sys.executable, "-m", "dsh_nb", "serve", str(TOOLS)],
+        registry=registry,
+        timeout=180,
+    )
+    try:
+        door = Door()
+        out = await _call(registry, "conf_test_tool_with_progress", door)
+        assert out == "Progress test completed"
+        assert door.progress_seen == [(0.0, 100.0), (50.0, 100.0), (100.0, 100.0)]
+
+        door = Door()
+        assert await _call(registry, "conf_test_tool_with_logging", door) == (
+            "Logging test completed"
+        )
+        texts = [text for _, text in door.lines]
+        assert [t.split(": ", 1)[-1] for t in texts] == [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ]
+
+        door = Door(Answer("accept", {"username": "ada", "email": "ada@example.org"}))
+        out = await _call(registry, "conf_test_elicitation", door, message="Who?")
+        assert door.questions[0].message == "Who?"
+        assert set(door.questions[0].schema["required"]) == {"username", "email"}
+        assert out == (
+            'User response: action=accept, content={"username": "ada", '
+            '"email": "ada@example.org"}'
+        )
+
+        door = Door(Answer("accept", {"username": 3}))  # does not fit: decline
+        out = await _call(registry, "conf_test_elicitation", door, message="Who?")
+        assert out == "User response: action=decline, content=null"
+    finally:
+        await conn.close()
