@@ -127,21 +127,21 @@ registry.register(
 )
 
 
-@tool
-async def test_reconnection() -> str:
+@tool(name="test_reconnection")
+async def reconnection() -> str:
     """Take a moment (the SSE polling scenario may reconnect meanwhile)."""
     await asyncio.sleep(0.1)
     return "Reconnection test completed"
 
 
-@tool
-def test_error_handling() -> str:
+@tool(name="test_error_handling")
+def error_handling() -> str:
     """Always fail."""
     raise RuntimeError("This tool intentionally returns an error for testing")
 
 
-@tool
-async def test_tool_with_logging(ctx: ToolContext) -> str:
+@tool(name="test_tool_with_logging")
+async def tool_with_logging(ctx: ToolContext) -> str:
     """Send three info log lines, 50 ms apart."""
     ctx.log("Tool execution started")
     await asyncio.sleep(0.05)
@@ -151,8 +151,8 @@ async def test_tool_with_logging(ctx: ToolContext) -> str:
     return "Logging test completed"
 
 
-@tool
-async def test_tool_with_progress(ctx: ToolContext) -> str:
+@tool(name="test_tool_with_progress")
+async def tool_with_progress(ctx: ToolContext) -> str:
     """Report 0, 50 and 100 of 100, 50 ms apart."""
     await ctx.progress(0, 100)
     await asyncio.sleep(0.05)
@@ -162,8 +162,8 @@ async def test_tool_with_progress(ctx: ToolContext) -> str:
     return "Progress test completed"
 
 
-@tool
-async def test_sampling(prompt: str, ctx: ToolContext) -> str:
+@tool(name="test_sampling")
+async def sampling(prompt: str, ctx: ToolContext) -> str:
     """Ask the client's model."""
     text = await ctx.sample(prompt, max_tokens=100)
     return f"LLM response: {text}"
@@ -174,8 +174,8 @@ class UserInfo(pydantic.BaseModel):
     email: str = pydantic.Field(description="User's email address")
 
 
-@tool
-async def test_elicitation(message: str, ctx: ToolContext) -> str:
+@tool(name="test_elicitation")
+async def elicitation(message: str, ctx: ToolContext) -> str:
     """Ask the user for a name and an email."""
     answer = await ctx.ask(message, type=UserInfo)
     content = answer.value.model_dump() if answer.accepted else None
@@ -190,8 +190,8 @@ class Defaults(pydantic.BaseModel):
     verified: bool = True
 
 
-@tool
-async def test_elicitation_sep1034_defaults(ctx: ToolContext) -> str:
+@tool(name="test_elicitation_sep1034_defaults")
+async def elicitation_sep1034_defaults(ctx: ToolContext) -> str:
     """Ask with a default for every primitive type (SEP-1034)."""
     answer = await ctx.ask("Please review and update the form fields", type=Defaults)
     content = answer.value.model_dump() if answer.accepted else None
@@ -222,8 +222,8 @@ class Enums(pydantic.BaseModel):
     titledMulti: list[TitledChoice]
 
 
-@tool
-async def test_elicitation_sep1330_enums(ctx: ToolContext) -> str:
+@tool(name="test_elicitation_sep1330_enums")
+async def elicitation_sep1330_enums(ctx: ToolContext) -> str:
     """Ask with all five enum forms (SEP-1330)."""
     answer = await ctx.ask("Please select options", type=Enums)
     content = answer.value.model_dump(mode="json") if answer.accepted else None
@@ -233,13 +233,13 @@ async def test_elicitation_sep1330_enums(ctx: ToolContext) -> str:
 
 
 for _tool in (
-    test_reconnection,
-    test_error_handling,
-    test_tool_with_logging,
-    test_tool_with_progress,
-    test_sampling,
-    test_elicitation,
-    test_elicitation_sep1034_defaults,
-    test_elicitation_sep1330_enums,
+    reconnection,
+    error_handling,
+    tool_with_logging,
+    tool_with_progress,
+    sampling,
+    elicitation,
+    elicitation_sep1034_defaults,
+    elicitation_sep1330_enums,
 ):
     registry.register(_tool)
