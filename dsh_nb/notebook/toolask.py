@@ -8,9 +8,12 @@ call's card (one field per property of the question's schema, then
 future of the kernel's loop, settled from whichever thread the click
 arrives on; the call's abort ends it as ``cancel`` (the context does that).
 
-The seam for a frontend without widget clicks (VS Code, Colab: the kernel's
-stdin) is :func:`reach_person`, the same decision the approval prompt
-makes: it answers "widgets" or "headless" today.
+A question of one value (a scalar, a choice) goes through the notebook's
+person channel, :func:`dsh_nb.notebook.asking.ask_person`: buttons or a
+text box, the kernel's stdin where clicks cannot arrive (VS Code, Colab),
+nobody headless. A form of several fields (a pydantic model) or a
+multi-select is drawn here as widgets, and declined where widgets cannot
+be answered (:func:`reach_person`).
 """
 
 from __future__ import annotations
@@ -88,6 +91,49 @@ def _field(name: str, schema: dict[str, Any]) -> widgets.Widget:
     return widgets.Text(value=str(default or ""), description=label, style=style)
 
 
+def _words(value: str, label: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((value.lower(), label.lower())))
+
+
+def _one_line_question(question: Question) -> Any:
+    """The person channel's question for a one-value form, else None."""
+    from dsh_nb.cards.question import Choice
+    from dsh_nb.cards.question import Question as PersonQuestion
+
+    prop = question.schema.get("properties", {}).get("value")
+    if not question.single or not isinstance(prop, dict):
+        return None
+    if "enum" in prop or "oneOf" in prop:
+        pairs = (
+            [(str(c), str(c)) for c in prop["enum"]]
+            if "enum" in prop
+            else [
+                (str(o["const"]), str(o.get("title", o["const"])))
+                for o in prop["oneOf"]
+            ]
+        )
+        choices = tuple(
+            Choice(
+                value=v,
+                label=label,
+                words=tuple(dict.fromkeys((v.lower(), label.lower()))),
+            )
+            for v, label in pairs
+        )
+        return PersonQuestion(text=question.message, choices=choices)
+    kind = prop.get("type")
+    if kind == "boolean":
+        choices = (
+            Choice(value="true", label="yes", words=("y", "yes")),
+            Choice(value="false", label="no", words=("n", "no")),
+        )
+        return PersonQuestion(text=question.message, choices=choices)
+    parse = {"integer": int, "number": float, "string": str}.get(str(kind))
+    if parse is None:
+        return None  # a multi-select: the widget form
+    return PersonQuestion(text=question.message, parse=parse)
+
+
 class QuestionForm:
     """The widgets of one question, and the future its buttons settle."""
 
@@ -137,6 +183,16 @@ class NotebookTalk:
         self._state = state
 
     async def ask(self, ctx: ToolContext, question: Question) -> Answer:
+        one = _one_line_question(question)
+        if one is not None:
+            # One value: the notebook's person channel (buttons or a text
+            # box, the kernel's stdin where clicks cannot arrive, headless).
+            from dsh_nb.notebook.asking import ask_person
+
+            got = await ask_person(one, signal=ctx.signal)
+            if got.action == "accept":
+                return Answer("accept", {"value": got.value})
+            return Answer("cancel" if got.action == "cancel" else "decline")
         if reach_person(self._state) == "headless":
             return Answer("decline")
         form = QuestionForm(question, asyncio.get_running_loop())
