@@ -98,6 +98,7 @@ def _install_approvals(state: KernelState) -> Callable[[], object]:
     stdin, unfollow = _kernel_stdin(state.shell)
     state.stdin = stdin
     remove = approvals.install(state, notices=channel, stdin=stdin)
+    _tools_ask_people(state)
 
     def dispose() -> None:
         remove()  # cancels what is pending first, then the page is told
@@ -105,6 +106,16 @@ def _install_approvals(state: KernelState) -> Callable[[], object]:
         unfollow()
 
     return dispose
+
+
+def _tools_ask_people(state: KernelState) -> None:
+    """A tool's one-value ``ctx.ask`` goes through the person channel too."""
+    from dsh_nb.notebook.asking import ask_person
+    from dsh_nb.notebook.toolask import NotebookTalk
+
+    talk = state.runner.talk
+    if isinstance(talk, NotebookTalk):
+        talk.ask_one = ask_person
 
 
 def _kernel_stdin(shell: object) -> tuple[Any, Callable[[], None]]:

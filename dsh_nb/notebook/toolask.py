@@ -19,6 +19,7 @@ be answered (:func:`reach_person`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.frontend import is_interactive
@@ -181,15 +182,17 @@ class NotebookTalk:
 
     def __init__(self, state: KernelState) -> None:
         self._state = state
+        #: The person channel (``asking.ask_person``), set when the
+        #: extension loads (a parameter, not an import: ``asking`` sits
+        #: above the kernel state this runner belongs to).
+        self.ask_one: Callable[..., Awaitable[Any]] | None = None
 
     async def ask(self, ctx: ToolContext, question: Question) -> Answer:
         one = _one_line_question(question)
-        if one is not None:
+        if one is not None and self.ask_one is not None:
             # One value: the notebook's person channel (buttons or a text
             # box, the kernel's stdin where clicks cannot arrive, headless).
-            from dsh_nb.notebook.asking import ask_person
-
-            got = await ask_person(one, signal=ctx.signal)
+            got = await self.ask_one(one, signal=ctx.signal)
             if got.action == "accept":
                 return Answer("accept", {"value": got.value})
             return Answer("cancel" if got.action == "cancel" else "decline")
