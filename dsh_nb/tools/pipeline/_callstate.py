@@ -10,7 +10,7 @@ approval answer, whether a body still runs).
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.jsonvalue import compact_json
@@ -34,6 +34,7 @@ from dsh_nb.tools.values.execution import (
 )
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.pipeline.approval import ApprovalDecision
     from dsh_nb.tools.pipeline.trace import Recorder
     from dsh_nb.tools.registry import ToolRegistry
@@ -224,7 +225,8 @@ class CallState:
                 "but the call has no agent to route it through"
             )
         request = ApprovalRequest(
-            agent=ex.agent,
+            # The scope the caller named; answerers read it as an Agent.
+            agent=cast("Agent", ex.agent),
             tool_name=ex.name,
             call_id=ex.call_id,
             reason=decision.reason,

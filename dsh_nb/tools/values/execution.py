@@ -16,9 +16,9 @@ from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.refs import AgentRef as Agent
+    from dsh_nb.tools.values.refs import SignalRef as AbortSignal
 
 __all__ = [
     "Accept",

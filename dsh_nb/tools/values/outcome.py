@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.pipeline.approval import ApprovalOutcome
     from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
 
 __all__ = [
+    "ApprovalOutcome",
     "STAGES",
     "STATUSES",
     "Stage",
@@ -30,6 +30,8 @@ __all__ = [
     "settled_status",
 ]
 
+ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+"""What the approval seam answered (the person, the policy, or nobody)."""
 Status = Literal["done", "denied", "error", "timeout", "cancelled"]
 Stage = Literal[
     "input",
