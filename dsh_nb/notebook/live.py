@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.runner import CallTicket
     from dsh_nb.tools.running.abort import AbortSignal
-    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = ["ApprovalPromptLike", "LiveCall", "card_status", "classify"]
 

@@ -2,6 +2,26 @@
 
 Usable in scripts, servers and tests; ``dsh_nb.notebook`` builds the
 notebook experience on top of it.
+
+Module map, top floor first (each imports only from the floors below it;
+``lint-imports`` holds the order, type-only imports included):
+:mod:`~dsh_nb.tools.runner` (``CallRunner``, the one way a door runs a
+call); :mod:`~.registry` (tools, scopes, guards, listener seams; it makes
+each call's plan); :mod:`~.pipeline` (the stage engine: the driver handed a
+:class:`~.pipeline.plan.CallPlan`, its call state, decisions, observers and
+trace, the waterfall engine, result conversion, the approval seam);
+:mod:`~.presenter` (a tool's cards or the contract's fallbacks);
+:mod:`~.definition` (``define_tool``, ``@tool``); :mod:`~.signature`
+(schemas and binding from Python signatures); :mod:`~.schema` (the DSL, raw
+JSON Schema, the structured-output subset, the argument check);
+:mod:`~.audit` (session logs, the journal) beside :mod:`~.running` (abort
+signals, the timeout policy, worker threads); :mod:`~._restriction`,
+:mod:`~._scopes` and :mod:`~.modeltext` (a result as a model reads it);
+:mod:`~.values`, the floor (a call's values and its outcome, with Protocols
+for what it needs from above); then :mod:`~.presentation` (the card
+vocabulary), :mod:`~.errors`, :mod:`~.names`, :mod:`~.origin`,
+:mod:`~.shown`, :mod:`~.surrogates`, :mod:`~.jsonvalue` and
+:mod:`~._disposer` at the bottom.
 """
 
 from __future__ import annotations
@@ -84,7 +104,8 @@ if TYPE_CHECKING:
         ToolExecutionResult,
         ToolExecutionToken,
     )
-    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = [
     "ABSENT",
@@ -189,7 +210,7 @@ __getattr__, __dir__ = lazy_face(
         "FrozenDict": "dsh_nb.tools.jsonvalue",
         "FrozenList": "dsh_nb.tools.jsonvalue",
         "ToolOutcome": "dsh_nb.tools.values.outcome",
-        "ToolRun": "dsh_nb.tools.values.outcome",
+        "ToolRun": "dsh_nb.tools.values.run",
         "TraceRecord": "dsh_nb.tools.pipeline.trace",
         "DiffCallView": "dsh_nb.tools.presentation",
         "DiffResultView": "dsh_nb.tools.presentation",

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.execution import ToolExecutionToken
-    from dsh_nb.tools.values.outcome import ToolRun
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = [
     "REFUSED",
