@@ -241,7 +241,7 @@ class Chat:
                 )
         return self._adapter
 
-    def _guarded(self) -> ChatView:
+    def _guarded(self) -> GuardedView:
         view = self.view
         return view if isinstance(view, GuardedView) else GuardedView(view)
 
@@ -310,9 +310,9 @@ class Chat:
                     view=view,
                 )
             except Exception as exc:  # noqa: BLE001 - a failed request is a message
-                return self._failed(exc, step, start, before, step_usage)
+                return self._failed(view, exc, step, start, before, step_usage)
             except BaseException:
-                view.abandon_calls("interrupted")
+                self._abandon(view, "interrupted")
                 self._rewind(start, before)
                 raise
             step_usage.append(completion.usage)
@@ -364,8 +364,18 @@ class Chat:
         # same cell can simply be run again.
         del self.messages[start if before == start + 1 else before :]
 
+    def _abandon(self, view: GuardedView, reason: str) -> None:
+        """The step failed: journal the calls it announced, then tell the view."""
+        announced = [
+            DoorCall(name=c.name, arguments=c.arguments, wire_id=c.call_id)
+            for c in view.announced
+        ]
+        self.runner.abandon(announced, agent=self.agent, reason=reason)
+        view.abandon_calls(reason)
+
     def _failed(
         self,
+        view: GuardedView,
         exc: Exception,
         step: int,
         start: int,
@@ -373,8 +383,7 @@ class Chat:
         step_usage: list[Usage],
     ) -> ChatReply:
         text = describe_error(exc)
-        view = self._guarded()
-        view.abandon_calls(text)
+        self._abandon(view, text)
         self._rewind(start, before)
         view.notice(text, kind="error")
         return self._reply(None, "error", step, step_usage, text)

@@ -226,6 +226,29 @@ class CallRunner:
         """The ``parent`` token of a call; None here (the notebook nests)."""
         return None
 
+    def abandon(
+        self, calls: Iterable[DoorCall], *, agent: Agent, reason: str
+    ) -> list[ToolExecutionResult]:
+        """Journal calls a door announced that will never run; their results.
+
+        A model's step that fails or is interrupted after announcing calls
+        leaves them unrun: each is ``tool/call`` then ``tool/result``
+        (``Error: not run: <reason>``, stage ``arguments``), whatever view
+        draws them, so a script, an evaluation and a notebook record alike.
+        """
+        return [
+            record_unrun(
+                agent,
+                call_id=call.wire_id,
+                name=call.name,
+                arguments=call.arguments,
+                result=text_result(
+                    call.wire_id, f"Error: not run: {reason}", is_error=True
+                ),
+            )
+            for call in calls
+        ]
+
     def refusal(
         self, call: DoorCall, agent: Agent, offered: Offer
     ) -> HarnessError | None:
