@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from dsh_nb.tools import Agent, ToolPresenter, ToolRegistry
     from dsh_nb.tools.runner import CallTicket
     from dsh_nb.tools.values.execution import ToolExecutionResult
-    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = ["run_model_turn"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from dsh_nb.cards.arguments import value_text
 from dsh_nb.cards.escape import esc
 from dsh_nb.evals.stats import Rate
-from dsh_nb.evals.summary import METRICS, CaseInfo
+from dsh_nb.evals.summary import METRIC_TABLE, METRICS, CaseInfo
 from dsh_nb.evals.trial import CallRecord, TrialResult
 
 if TYPE_CHECKING:
@@ -29,13 +29,6 @@ __all__ = ["MAX_FAILURES", "failure_reason", "report_html"]
 
 MAX_FAILURES: Final = 25
 _MAX_TEXT: Final = 2000
-_LABELS: Final = {
-    "selected": "selected",
-    "args_valid_first_try": "valid first try",
-    "args_correct": "args correct",
-    "recovered": "recovered",
-    "passed": "passed",
-}
 _CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
 # A name may be long (a tool, a variant): it wraps rather than widen the table.
 _NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
@@ -69,7 +62,9 @@ def _bar(rate: Rate) -> str:
 
 
 def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> str:
-    header = "".join(f"<th style='{_CELL}'>{esc(_LABELS[m])}</th>" for m in METRICS)
+    header = "".join(
+        f"<th style='{_CELL}'>{esc(METRIC_TABLE[m])}</th>" for m in METRICS
+    )
     body = "".join(
         f"<tr><td style='{_NAME}'>{esc(name)}</td>"
         + "".join(f"<td style='{_CELL}'>{_bar(rates[m])}</td>" for m in METRICS)

@@ -17,16 +17,20 @@ from dsh_nb.evals.trial import TrialResult
 if TYPE_CHECKING:
     from dsh_nb.evals.case import Case
 
-__all__ = ["METRICS", "NO_CALL", "CaseInfo", "rates"]
+__all__ = ["METRICS", "METRIC_TABLE", "NO_CALL", "CaseInfo", "rates"]
 
+#: Each metric once: its ``TrialResult`` field (a bool per trial, paired
+#: trial by trial in ``compare``) and the label a report shows. Adding a
+#: metric is its field on ``TrialResult`` and a row here.
+METRIC_TABLE: Final[Mapping[str, str]] = {
+    "selected": "selected",
+    "args_valid_first_try": "valid first try",
+    "args_correct": "args correct",
+    "recovered": "recovered",
+    "passed": "passed",
+}
 #: The rates ``summary()`` gives, in order.
-METRICS: Final = (
-    "selected",
-    "args_valid_first_try",
-    "args_correct",
-    "recovered",
-    "passed",
-)
+METRICS: Final = tuple(METRIC_TABLE)
 #: The ``by_tool()`` key of cases that expect no call.
 NO_CALL: Final = "(no call)"
 

@@ -37,7 +37,7 @@ from dsh_nb.tools.running.abort import AbortError
 if TYPE_CHECKING:
     from mcp import Client, types
 
-    from dsh_nb.tools._disposer import Disposer
+    from dsh_nb.tools import Disposer
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.values.execution import ToolExecution
 

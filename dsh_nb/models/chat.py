@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsh_nb.models import policy_notes
+from dsh_nb.models.providers import PROVIDER_TABLE, PROVIDERS, ProviderAdapter
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.view import ChatReply, ChatView, Completion, GuardedView
 from dsh_nb.models.wire import ParsedCall
@@ -33,7 +34,6 @@ from dsh_nb.tools.values.execution import ToolExecutionResult
 
 __all__ = ["PROVIDERS", "Chat", "describe_error", "make_client"]
 
-PROVIDERS = ("openai", "anthropic")
 CANCELLED = "Error: the call was cancelled before it finished"
 
 
@@ -74,23 +74,8 @@ def make_client(provider: str, base_url: str | None, api_key: str | None) -> Any
     """
     api_key = clean_secret(api_key) if isinstance(api_key, str) else api_key
     add_secret(api_key)
-    # Imported here: each SDK takes 0.3-1 s to import.
-    if provider == "anthropic":
-        try:
-            import anthropic
-        except ImportError:
-            raise ImportError(
-                "provider 'anthropic' needs the anthropic SDK: "
-                "pip install 'dsh_nb[models]'"
-            ) from None
-        return anthropic.AsyncAnthropic(base_url=base_url, api_key=api_key)
-    try:
-        import openai
-    except ImportError:
-        raise ImportError(
-            "provider 'openai' needs the openai SDK: pip install 'dsh_nb[models]'"
-        ) from None
-    return openai.AsyncOpenAI(base_url=base_url, api_key=api_key)
+    row = PROVIDER_TABLE.get(provider, PROVIDER_TABLE["openai"])
+    return row.make_client(base_url, api_key)
 
 
 class Chat:
@@ -180,7 +165,7 @@ class Chat:
         # A client built by the caller carries its own key.
         add_secret(getattr(client, "api_key", None))
         self._options = dict(request_options or {})
-        self._adapter: Any = None
+        self._adapter: ProviderAdapter | None = None
         self._system_prompt: str | None = None
         self._narrator = policy_notes.PolicyNarrator()
         self._sending = False
@@ -225,23 +210,13 @@ class Chat:
 
     # --- the loop ---------------------------------------------------------------
 
-    def _get_adapter(self) -> Any:
+    def _get_adapter(self) -> ProviderAdapter:
         if self._adapter is None or self._adapter.client is not self.client:
-            if self.provider == "anthropic":
-                from dsh_nb.models.anthropic_api import AnthropicAdapter
-
-                self._adapter = AnthropicAdapter(
-                    self.client, request_options=self._options
-                )
-            else:
-                from dsh_nb.models.openai_api import OpenAIAdapter
-
-                self._adapter = OpenAIAdapter(
-                    self.client, request_options=self._options
-                )
+            row = PROVIDER_TABLE[self.provider]
+            self._adapter = row.make_adapter(self.client, request_options=self._options)
         return self._adapter
 
-    def _guarded(self) -> ChatView:
+    def _guarded(self) -> GuardedView:
         view = self.view
         return view if isinstance(view, GuardedView) else GuardedView(view)
 
@@ -285,7 +260,7 @@ class Chat:
         return reply
 
     async def _loop(
-        self, adapter: Any, start: int, step_usage: list[Usage]
+        self, adapter: ProviderAdapter, start: int, step_usage: list[Usage]
     ) -> ChatReply:
         view = self._guarded()
         schemas = self._schemas()
@@ -310,9 +285,9 @@ class Chat:
                     view=view,
                 )
             except Exception as exc:  # noqa: BLE001 - a failed request is a message
-                return self._failed(exc, step, start, before, step_usage)
+                return self._failed(view, exc, step, start, before, step_usage)
             except BaseException:
-                view.abandon_calls("interrupted")
+                self._abandon(view, "interrupted")
                 self._rewind(start, before)
                 raise
             step_usage.append(completion.usage)
@@ -364,8 +339,18 @@ class Chat:
         # same cell can simply be run again.
         del self.messages[start if before == start + 1 else before :]
 
+    def _abandon(self, view: GuardedView, reason: str) -> None:
+        """The step failed: journal the calls it announced, then tell the view."""
+        announced = [
+            DoorCall(name=c.name, arguments=c.arguments, wire_id=c.call_id)
+            for c in view.announced
+        ]
+        self.runner.abandon(announced, agent=self.agent, reason=reason)
+        view.abandon_calls(reason)
+
     def _failed(
         self,
+        view: GuardedView,
         exc: Exception,
         step: int,
         start: int,
@@ -373,14 +358,13 @@ class Chat:
         step_usage: list[Usage],
     ) -> ChatReply:
         text = describe_error(exc)
-        view = self._guarded()
-        view.abandon_calls(text)
+        self._abandon(view, text)
         self._rewind(start, before)
         view.notice(text, kind="error")
         return self._reply(None, "error", step, step_usage, text)
 
     async def _run_calls(
-        self, adapter: Any, completion: Completion, offered: frozenset[str]
+        self, adapter: ProviderAdapter, completion: Completion, offered: frozenset[str]
     ) -> list[CallAnswer | None]:
         """Run a reply's calls; only the tools this request offered may run."""
         calls = completion.calls

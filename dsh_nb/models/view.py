@@ -110,6 +110,9 @@ class GuardedView(ChatView):
 
     def __init__(self, inner: ChatView) -> None:
         self.inner = inner
+        # The step's calls announced so far: if the step fails, the chat
+        # journals them (a fact), whatever the inner view draws.
+        self.announced: list[ParsedCall] = []
 
     def _safe(self, name: str, *args: Any, **kwargs: Any) -> None:
         try:
@@ -118,6 +121,7 @@ class GuardedView(ChatView):
             _log.warning("chat view %s failed: %s", name, error_message(exc))
 
     def begin_step(self, step: int) -> None:
+        self.announced.clear()
         self._safe("begin_step", step)
 
     def text(self, delta: str) -> None:
@@ -127,6 +131,7 @@ class GuardedView(ChatView):
         self._safe("reasoning", delta)
 
     def call_ready(self, call: ParsedCall) -> None:
+        self.announced.append(call)
         self._safe("call_ready", call)
 
     def abandon_calls(self, reason: str) -> None:

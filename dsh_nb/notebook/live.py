@@ -21,7 +21,7 @@ from dsh_nb.notebook import interrupt
 from dsh_nb.notebook.talkcard import TalkingCard
 from dsh_nb.tools.audit.resultsize import bound_result
 from dsh_nb.tools.presentation import GenericResultView
-from dsh_nb.tools.runner import UNRUN, DoorCall, record_unrun
+from dsh_nb.tools.runner import UNRUN, DoorCall
 from dsh_nb.tools.running import worker
 from dsh_nb.tools.values.execution import ToolExecutionResult, text_result
 
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.runner import CallTicket
     from dsh_nb.tools.running.abort import AbortSignal
-    from dsh_nb.tools.values.outcome import ToolOutcome, ToolRun
+    from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = ["ApprovalPromptLike", "LiveCall", "card_status", "classify"]
 
@@ -430,15 +431,10 @@ class LiveCall(TalkingCard):
     def fail_before_pipeline(self, text: str) -> ToolExecutionResult:
         """Settle a call that will not run (the model's reply failed).
 
-        The core still journals it, so a replay shows it.
+        Only drawn: the chat journals it through its runner, so a replay
+        shows it.
         """
-        result = record_unrun(
-            self.agent,
-            call_id=self.call_id,
-            name=self.name,
-            arguments=self.arguments,
-            result=text_result(self.call_id, text, is_error=True),
-        )
+        result = text_result(self.call_id, text, is_error=True)
         self.refused(result, UNRUN)
         return result
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.stdin import KernelStdin
     from dsh_nb.notebook.toolcell import ToolCell
-    from dsh_nb.tools._disposer import Disposer
+    from dsh_nb.tools import Disposer
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.execution import (

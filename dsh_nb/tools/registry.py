@@ -10,7 +10,7 @@ of the scope, then the scope's own tools replacing same-name globals in place.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.tools._disposer import Disposer
@@ -20,31 +20,30 @@ from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
 from dsh_nb.tools.pipeline import driver
-from dsh_nb.tools.pipeline.plan import CallPlan, Registration, Seam
+from dsh_nb.tools.pipeline.plan import (
+    CallPlan,
+    Registration,
+    ResultObserver,
+    Seam,
+    ToolGuard,
+    TraceObserver,
+)
 from dsh_nb.tools.pipeline.waterfall import ListenerList
 from dsh_nb.tools.running.abort import is_positive_finite
 from dsh_nb.tools.running.worker import worker_threads
 from dsh_nb.tools.values.execution import (
-    ToolExecution,
     ToolExecutionInput,
     ToolExecutionResult,
 )
 
 if TYPE_CHECKING:
     from dsh_nb.tools.pipeline.approval import ApprovalService
-    from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.running.daemonthreads import DaemonThreads
-    from dsh_nb.tools.values.outcome import ToolRun
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = ["ToolGuard", "ToolRegistry"]
 
 _log = logging.getLogger("dsh_nb.tools")
-
-ToolGuard = Callable[[ToolExecution], "str | None"]
-ResultObserver = Callable[[ToolExecution, ToolExecutionResult], None]
-TraceObserver = Callable[
-    [ToolExecution, ToolExecutionResult, "Sequence[TraceRecord]"], None
-]
 
 
 class ToolRegistry:
@@ -378,6 +377,10 @@ class ToolRegistry:
             post_execute=self._post.for_scope(scope),
             result=self._result.for_scope(scope),
             trace=self._trace.for_scope(scope),
+            lookup=self.get,
+            guards=self.guards_for,
+            approval=self._approval_now,
+            threads=self.threads,
         )
         seams = (self._pre, self._execute, self._post, self._result, self._trace)
         if not any(seam.scoped for seam in seams):
@@ -386,6 +389,9 @@ class ToolRegistry:
 
     def _forget_plan(self) -> None:
         self._plan = None
+
+    def _approval_now(self) -> ApprovalService | None:
+        return self.approval  # an attribute callers set: read per call
 
     def registrations(self) -> tuple[Registration, ...]:
         """Every listener and guard, seam by seam, each seam in run order.
@@ -417,26 +423,22 @@ class ToolRegistry:
     ) -> Coroutine[Any, Any, ToolExecutionResult]:
         """Run one call through the pipeline; never raises (contract §4.1).
 
-        ``await registry.execute(call)``: the stage driver's coroutine
-        (:func:`dsh_nb.tools.pipeline.driver.execute`).
+        The stage driver's coroutine, handed this registry's :meth:`plan`.
         """
-        return driver.execute(self, call)
+        return driver.execute(self.plan, call)
 
     def run(self, call: ToolExecutionInput) -> Coroutine[Any, Any, ToolRun]:
         """Run one call like :meth:`execute`; also say what happened.
 
-        ``(await registry.run(call)).outcome`` is the call's
-        :class:`~dsh_nb.tools.values.outcome.ToolOutcome` (status, the stage that
-        decided it, the approval answer); ``.result`` is exactly what
-        ``execute`` returns. Never raises, like ``execute``.
+        ``(await registry.run(call)).outcome`` is the call's ``ToolOutcome``
+        (status, deciding stage, approval answer); ``.result`` is exactly
+        what ``execute`` returns. Never raises, like ``execute``.
         """
-        return driver.run(self, call)
+        return driver.run(self.plan, call)
 
     def __repr__(self) -> str:
-        return (
-            f"<ToolRegistry {len(self._globals)} global tools, "
-            f"{len(self._scoped)} scoped layers>"
-        )
+        tools, layers = len(self._globals), len(self._scoped)
+        return f"<ToolRegistry {tools} global tools, {layers} scoped layers>"
 
 
 class _Entry:

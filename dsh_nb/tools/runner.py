@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.execution import ToolExecutionToken
-    from dsh_nb.tools.values.outcome import ToolRun
+    from dsh_nb.tools.values.run import ToolRun
 
 __all__ = [
     "REFUSED",
@@ -243,6 +243,29 @@ class CallRunner:
     def parent_of(self, ticket: CallTicket) -> ToolExecutionToken | None:
         """The ``parent`` token of a call; None here (the notebook nests)."""
         return None
+
+    def abandon(
+        self, calls: Iterable[DoorCall], *, agent: Agent, reason: str
+    ) -> list[ToolExecutionResult]:
+        """Journal calls a door announced that will never run; their results.
+
+        A model's step that fails or is interrupted after announcing calls
+        leaves them unrun: each is ``tool/call`` then ``tool/result``
+        (``Error: not run: <reason>``, stage ``arguments``), whatever view
+        draws them, so a script, an evaluation and a notebook record alike.
+        """
+        return [
+            record_unrun(
+                agent,
+                call_id=call.wire_id,
+                name=call.name,
+                arguments=call.arguments,
+                result=text_result(
+                    call.wire_id, f"Error: not run: {reason}", is_error=True
+                ),
+            )
+            for call in calls
+        ]
 
     def refusal(
         self, call: DoorCall, agent: Agent, offered: Offer

@@ -33,7 +33,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from dsh_nb.tools.context.forms import Form, form_of, schema_form
 from dsh_nb.tools.context.values import (
@@ -148,12 +148,13 @@ class ToolContext:
 
     @property
     def agent(self) -> Agent | None:
-        return self.execution.agent
+        # The values floor types it as a Protocol; every agent is an Agent.
+        return cast("Agent | None", self.execution.agent)
 
     @property
     def signal(self) -> AbortSignal | None:
         """The call's abort signal (a timeout's, once one is installed)."""
-        return self.execution.signal
+        return cast("AbortSignal | None", self.execution.signal)
 
     # --- progress and log -------------------------------------------------
 

@@ -10,7 +10,7 @@ approval answer, whether a body still runs).
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.jsonvalue import compact_json
@@ -24,8 +24,6 @@ from dsh_nb.tools.pipeline.results import (
 from dsh_nb.tools.pipeline.waterfall import Ready, describe
 from dsh_nb.tools.running import worker
 from dsh_nb.tools.values.execution import (
-    _PHASE_RUNNING,
-    _PHASE_WRAPPING,
     Ask,
     Deny,
     PreToolDecision,
@@ -34,13 +32,12 @@ from dsh_nb.tools.values.execution import (
 )
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.pipeline.approval import ApprovalDecision
+    from dsh_nb.tools.pipeline.plan import CallPlan
     from dsh_nb.tools.pipeline.trace import Recorder
-    from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = ["CallState"]
-
-_set = object.__setattr__
 
 _OUTCOME_DENIALS: Final = {
     "rejected": 'the user rejected tool "{}"',
@@ -59,15 +56,15 @@ class CallState:
         "body_running",
         "decision",
         "execution",
+        "plan",
         "rec",
-        "registry",
         "said",
         "stage",
         "trusted",
     )
 
-    def __init__(self, registry: ToolRegistry, execution: ToolExecution) -> None:
-        self.registry = registry
+    def __init__(self, plan: CallPlan, execution: ToolExecution) -> None:
+        self.plan = plan
         self.execution = execution
         self.rec: Recorder | None = None  # the trace, once stage 2 starts
         self.stage = "arguments"
@@ -97,13 +94,13 @@ class CallState:
         """
         ex = self.execution
         call_id = ex.call_id
-        _set(ex, "_phase", _PHASE_RUNNING)
+        ex._close_wrappers()  # the body runs: the signal is fixed
         try:
-            registry = self.registry
-            tool = registry.get(ex.name, ex.agent)
+            plan = self.plan
+            tool = plan.lookup(ex.name, ex.agent)
             if tool is None:
                 raise ToolNotFoundError(ex.name)
-            threads = registry.threads
+            threads = plan.threads
             if threads is not None and not worker.is_async(tool.execute):
                 body = worker.run_sync(
                     threads, ex.signal, tool.execute, ex.arguments, ex
@@ -113,13 +110,13 @@ class CallState:
             if hasattr(out, "__await__"):
                 return self.settle_async(out)
         except FATAL:
-            _set(ex, "_phase", _PHASE_WRAPPING)
+            ex._open_wrappers()
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
             result = self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
             result = self.keep(settle(call_id, out), out)
-        _set(ex, "_phase", _PHASE_WRAPPING)
+        ex._open_wrappers()
         return Ready(result)
 
     async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
@@ -137,7 +134,7 @@ class CallState:
         else:
             return self.keep(settle(call_id, out), out)
         finally:
-            _set(ex, "_phase", _PHASE_WRAPPING)
+            ex._open_wrappers()
 
     def keep(
         self, settled: tuple[ToolExecutionResult, bool], out: object = None
@@ -180,7 +177,7 @@ class CallState:
     def run_guards(self) -> str | None:
         """The first guard to return a reason denies; nothing overrides it."""
         ex = self.execution
-        guards = self.registry.guards_for(ex._agent)
+        guards = self.plan.guards(ex._agent)
         if not guards:
             return None
         self.stage = "guard"
@@ -213,7 +210,7 @@ class CallState:
         )
 
         ex = self.execution
-        service = self.registry.approval
+        service = self.plan.approval()
         if service is None:
             if decision.reason is not None:
                 return decision.reason
@@ -224,7 +221,8 @@ class CallState:
                 "but the call has no agent to route it through"
             )
         request = ApprovalRequest(
-            agent=ex.agent,
+            # The scope the caller named; answerers read it as an Agent.
+            agent=cast("Agent", ex.agent),
             tool_name=ex.name,
             call_id=ex.call_id,
             reason=decision.reason,

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import ApprovalError
 from dsh_nb.tools.pipeline.waterfall import ListenerList, passthrough, run_waterfall
+from dsh_nb.tools.values.outcome import ApprovalOutcome
 
 if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent, SessionLog
-    from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.refs import SignalRef
 
 __all__ = [
     "DECIDERS",
@@ -43,7 +44,6 @@ __all__ = [
     "set_approval_policy",
 ]
 
-ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 ApprovalPolicy = Literal["ask", "never"]
 OUTCOMES: Final = frozenset({"allowed-once", "rejected", "cancelled", "unavailable"})
 POLICIES: Final = ("ask", "never")
@@ -87,7 +87,7 @@ class ApprovalRequest:
     tool_name: str
     call_id: str | None = None
     reason: str | None = None
-    signal: AbortSignal | None = None
+    signal: SignalRef | None = None
 
 
 async def consult(service: object, request: ApprovalRequest) -> object:
@@ -261,7 +261,7 @@ def _vetted(answer: object, ended: bool) -> ApprovalDecision:
 
 
 async def _race(
-    answer: Awaitable[ApprovalDecision], signal: AbortSignal | None
+    answer: Awaitable[ApprovalDecision], signal: SignalRef | None
 ) -> ApprovalDecision:
     """Await the answerers in a sub-task, unless ``signal`` aborts first.
 

@@ -28,8 +28,8 @@ and ``asyncio.CancelledError``, which must reach the kernel and the task.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, Literal, overload
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal, overload
 
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.context.binding import bind
@@ -45,6 +45,7 @@ from dsh_nb.tools.pipeline._decisions import (
     check_result,
 )
 from dsh_nb.tools.pipeline._observers import notify
+from dsh_nb.tools.pipeline.plan import CallPlan
 from dsh_nb.tools.pipeline.results import (
     ARGS_NOT_JSON,
     FATAL,
@@ -57,9 +58,6 @@ from dsh_nb.tools.pipeline.results import (
 from dsh_nb.tools.pipeline.trace import Recorder
 from dsh_nb.tools.pipeline.waterfall import run_waterfall
 from dsh_nb.tools.values.execution import (
-    _PHASE_FROZEN,
-    _PHASE_RUNNING,
-    _PHASE_WRAPPING,
     Allow,
     Block,
     PreToolDecision,
@@ -68,40 +66,38 @@ from dsh_nb.tools.values.execution import (
     ToolExecutionResult,
     text_result,
 )
-from dsh_nb.tools.values.outcome import DONE, ToolRun, outcome_of, settled_status
-
-if TYPE_CHECKING:
-    from dsh_nb.tools.registry import ToolRegistry
+from dsh_nb.tools.values.outcome import DONE, outcome_of
+from dsh_nb.tools.values.run import ToolRun, settled_status
 
 __all__ = ["execute", "run"]
 
-_set = object.__setattr__
+
+PlanFor = Callable[[Any], CallPlan]
+"""``plan_for(agent)``: the plan a call by ``agent`` runs (a registry's ``plan``)."""
 
 
 def execute(
-    registry: ToolRegistry, call: ToolExecutionInput
+    plan_for: PlanFor, call: ToolExecutionInput
 ) -> Coroutine[Any, Any, ToolExecutionResult]:
     """Run one call through every stage; the result. Never raises."""
-    return _drive(registry, call, False)
+    return _drive(plan_for, call, False)
 
 
-def run(
-    registry: ToolRegistry, call: ToolExecutionInput
-) -> Coroutine[Any, Any, ToolRun]:
+def run(plan_for: PlanFor, call: ToolExecutionInput) -> Coroutine[Any, Any, ToolRun]:
     """Like :func:`execute`, answering a :class:`ToolRun` (result + outcome)."""
-    return _drive(registry, call, True)
+    return _drive(plan_for, call, True)
 
 
 @overload
 def _drive(
-    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[False]
+    plan_for: PlanFor, call: ToolExecutionInput, want_run: Literal[False]
 ) -> Coroutine[Any, Any, ToolExecutionResult]: ...
 @overload
 def _drive(
-    registry: ToolRegistry, call: ToolExecutionInput, want_run: Literal[True]
+    plan_for: PlanFor, call: ToolExecutionInput, want_run: Literal[True]
 ) -> Coroutine[Any, Any, ToolRun]: ...
 async def _drive(
-    registry: ToolRegistry, call: ToolExecutionInput, want_run: bool
+    plan_for: PlanFor, call: ToolExecutionInput, want_run: bool
 ) -> ToolExecutionResult | ToolRun:
     """Stages 0-9 in one coroutine frame (see the module doc).
 
@@ -125,8 +121,8 @@ async def _drive(
             call_id="", name="", arguments=ABSENT, agent=None, parent=None, signal=None
         )
         outcome = outcome_of("error", "input", None)
-        _set(ex, "_outcome", outcome)
-        _set(ex, "_phase", _PHASE_FROZEN)
+        ex._settle(outcome)
+        ex._freeze()
         return ToolRun(result=final, outcome=outcome, execution=ex)
     ex = ToolExecution(
         call_id=call_id,
@@ -136,10 +132,10 @@ async def _drive(
         parent=parent,
         signal=signal,
     )
-    plan = registry.plan(agent)
+    plan = plan_for(agent)
     tracers = plan.trace
     rec: Recorder | None = None
-    state = CallState(registry, ex)
+    state = CallState(plan, ex)
     session = agent.session if agent is not None else None
     result: ToolExecutionResult
     status = "error"
@@ -152,7 +148,7 @@ async def _drive(
             if session is not None:
                 journal.record_call(session, call_id, name, ABSENT)
         else:
-            _set(ex, "_arguments", arguments)
+            ex._take_arguments(arguments)
             if session is not None:
                 journal.record_call(session, call_id, name, arguments)
             # 2 pre-execute
@@ -176,14 +172,14 @@ async def _drive(
             else:
                 state.stage = "execute"
                 who = rec.begin() if rec is not None else None  # after the guards
-                _set(ex, "_phase", _PHASE_WRAPPING)
+                ex._open_wrappers()
                 try:
                     with bind(ex):  # the call's ToolContext, for this stage
                         result = await run_waterfall(
                             plan.execute, (ex,), state.dispatch, check_result, who
                         )
                 finally:
-                    _set(ex, "_phase", _PHASE_RUNNING)
+                    ex._close_wrappers()
                 if rec is not None:
                     rec.end("execute", name, result)
                 check_call_id(result, call_id)
@@ -225,12 +221,12 @@ async def _drive(
         outcome = DONE  # the common case, without building a key
     else:
         outcome = outcome_of(status, state.stage, state.approval, state.body_running)
-    _set(ex, "_outcome", outcome)
+    ex._settle(outcome)
     if session is not None:
         said = state.said if final is state.trusted else None
         journal.record_result(session, final, outcome, said)
     # 9 observers
-    _set(ex, "_phase", _PHASE_FROZEN)
+    ex._freeze()
     if tracers and rec is None:
         rec = Recorder()  # no stage ran: the trace is empty
     notify(ex, final, plan.result, tracers, rec)
@@ -242,7 +238,7 @@ async def _drive(
 def _cancel(state: CallState, session: Any, exc: BaseException) -> None:
     """An interrupt or a cancel ended the call: no result, but a record."""
     ex = state.execution
-    _set(ex, "_outcome", outcome_of("cancelled", state.stage, state.approval))
+    ex._settle(outcome_of("cancelled", state.stage, state.approval))
     if session is not None:
         reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else "cancelled"
         journal.record_cancelled(session, ex.call_id, reason)

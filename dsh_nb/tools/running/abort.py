@@ -22,10 +22,13 @@ import logging
 import math
 import weakref
 from collections.abc import Callable, Generator, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.jsonvalue import format_number
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.values.refs import SignalRef
 
 __all__ = [
     "is_positive_finite",
@@ -229,7 +232,7 @@ def _settle(waiter: asyncio.Future[object], value: object) -> None:
 
 
 def _fuse(
-    sources: list[AbortSignal], *, collectable: bool = True
+    sources: list[SignalRef], *, collectable: bool = True
 ) -> tuple[AbortSignal, Callable[[], None]]:
     """Return a signal following ``sources`` and a detacher.
 
@@ -264,8 +267,8 @@ def _fuse(
 
 
 def deadline(
-    upstream: AbortSignal | None, timeout_ms: float, code: str
-) -> tuple[AbortSignal, Disposer]:
+    upstream: SignalRef | None, timeout_ms: float, code: str
+) -> tuple[SignalRef, Disposer]:
     """Return ``upstream`` fused with a timer, and a disposer (§5.1).
 
     The timer aborts with ``TimeoutReason(code, timeout_ms)`` on the running

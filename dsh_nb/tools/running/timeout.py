@@ -12,21 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools.errors import ToolTimeoutError, error_info
 from dsh_nb.tools.jsonvalue import snapshot_json
 from dsh_nb.tools.running.abort import (
-    AbortSignal,
     deadline,
     is_positive_finite,
     timeout_of,
 )
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.registry import ToolRegistry
     from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
+    from dsh_nb.tools.values.refs import SignalRef
 
 __all__ = ["TOOL_TIMEOUT", "TimeoutPolicy", "tool_timeout_result"]
 
@@ -45,6 +44,27 @@ def tool_timeout_result(call_id: str, timeout_ms: float) -> ToolExecutionResult:
         is_error=True,
         error=error_info(error),
     )
+
+
+class _Timed(Protocol):
+    """A tool as the policy reads it: its own budget, if it declares one."""
+
+    @property
+    def timeout_ms(self) -> float | None: ...
+
+
+class Installable(Protocol):
+    """Where the policy installs: a tool lookup and a ``tools/execute`` seam.
+
+    A :class:`~dsh_nb.tools.registry.ToolRegistry` is one; the policy needs
+    nothing else of it, so it sits below the registry.
+    """
+
+    def get(self, name: str, scope: object | None = None) -> _Timed | None: ...
+
+    def on_execute(
+        self, fn: Callable[..., Any], scope: object | None = None, prepend: bool = False
+    ) -> Disposer: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,7 +90,7 @@ class TimeoutPolicy:
             )
 
     def install(
-        self, registry: ToolRegistry, *, scope: object = None, prepend: bool = False
+        self, registry: Installable, *, scope: object = None, prepend: bool = False
     ) -> Disposer:
         """Register one ``tools/execute`` wrapper; return its disposer.
 
@@ -106,7 +126,7 @@ class TimeoutPolicy:
 
         return registry.on_execute(enforce, scope=scope, prepend=prepend)
 
-    def _budget(self, registry: ToolRegistry, execution: ToolExecution) -> float | None:
+    def _budget(self, registry: Installable, execution: ToolExecution) -> float | None:
         definition = registry.get(execution.name, execution.agent)
         if definition is None:
             return None
@@ -115,7 +135,7 @@ class TimeoutPolicy:
         return self.default_timeout_ms
 
 
-def _own_timeout(derived: AbortSignal, caller: AbortSignal | None) -> bool:
+def _own_timeout(derived: SignalRef, caller: SignalRef | None) -> bool:
     """Whether ``derived`` aborted because of this wrapper's own timer.
 
     A ``TOOL_TIMEOUT`` reason that came in from the caller (an outer policy's

@@ -33,7 +33,7 @@ from dsh_nb.tools.running.daemonthreads import DaemonThreads
 from dsh_nb.tools.running.threadstop import ask_to_stop, withdraw_stop
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.running.abort import AbortSignal
+    from dsh_nb.tools.values.refs import SignalRef
 
 __all__ = [
     "ASYNC_MARK",
@@ -216,7 +216,7 @@ class _Body:
 
 async def run_sync(
     executor: concurrent.futures.Executor,
-    signal: AbortSignal | None,
+    signal: SignalRef | None,
     fn: Callable[..., Any],
     *args: object,
 ) -> Any:

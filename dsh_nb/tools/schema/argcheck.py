@@ -13,15 +13,26 @@ it back. A definition built any other way (an MCP tool, a hand-made
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Any, Final, Protocol
 
-if TYPE_CHECKING:
-    from dsh_nb.tools.definition import ToolDefinition
-
-__all__ = ["ArgumentCheck", "argument_check", "mark_check", "own_check"]
+__all__ = ["ArgumentCheck", "Checked", "argument_check", "mark_check", "own_check"]
 
 ArgumentCheck = Callable[[object], list[str]]
 _MARK: Final = "__dsh_argument_check__"
+
+
+class Checked(Protocol):
+    """What the check reads of a tool: its body and its parameters schema.
+
+    A :class:`~dsh_nb.tools.definition.ToolDefinition` is one; naming only
+    these two keeps the check below the definitions it checks.
+    """
+
+    @property
+    def execute(self) -> Callable[..., Any]: ...
+
+    @property
+    def parameters(self) -> Any: ...
 
 
 def mark_check(run: Callable[..., object], check: ArgumentCheck) -> None:
@@ -32,7 +43,7 @@ def mark_check(run: Callable[..., object], check: ArgumentCheck) -> None:
         pass
 
 
-def argument_check(definition: ToolDefinition) -> ArgumentCheck:
+def argument_check(definition: Checked) -> ArgumentCheck:
     """``check(arguments) -> violations`` for ``definition`` (empty: valid).
 
     The tool's own check when ``define_tool`` or ``@tool`` built it, else
@@ -49,7 +60,7 @@ def argument_check(definition: ToolDefinition) -> ArgumentCheck:
     return validate
 
 
-def own_check(definition: ToolDefinition) -> ArgumentCheck | None:
+def own_check(definition: Checked) -> ArgumentCheck | None:
     """The check ``define_tool`` or ``@tool`` built for ``definition``, or None.
 
     None for any other definition, whose arguments reach it unchecked: a

@@ -16,9 +16,9 @@ from dsh_nb.tools.errors import ToolErrorInfo
 from dsh_nb.tools.jsonvalue import ABSENT, to_plain
 
 if TYPE_CHECKING:
-    from dsh_nb.tools.audit.session import Agent
-    from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.outcome import ToolOutcome
+    from dsh_nb.tools.values.refs import AgentRef as Agent
+    from dsh_nb.tools.values.refs import SignalRef as AbortSignal
 
 __all__ = [
     "Accept",
@@ -179,8 +179,29 @@ class ToolExecution:
             return
         raise AttributeError(f"ToolExecution.{name} is read-only")
 
-    def _set_phase(self, phase: int) -> None:
-        object.__setattr__(self, "_phase", phase)
+    # --- the pipeline's own changes, in the order a call goes through them.
+    # Underscored: a listener never calls them; the stage driver does, and
+    # nothing sets this object's attributes from outside.
+
+    def _take_arguments(self, arguments: Any) -> None:
+        """Stage 1: the arguments, now detached and deep-frozen."""
+        object.__setattr__(self, "_arguments", arguments)
+
+    def _open_wrappers(self) -> None:
+        """Stage 6: ``tools/execute`` wrappers run; ``signal`` is writable."""
+        object.__setattr__(self, "_phase", _PHASE_WRAPPING)
+
+    def _close_wrappers(self) -> None:
+        """Dispatch began, or the wrappers are done: ``signal`` is fixed again."""
+        object.__setattr__(self, "_phase", _PHASE_RUNNING)
+
+    def _settle(self, outcome: ToolOutcome) -> None:
+        """Note what happened to the call, once the pipeline knows it."""
+        object.__setattr__(self, "_outcome", outcome)
+
+    def _freeze(self) -> None:
+        """Stage 9: the call is over; nothing about it changes again."""
+        object.__setattr__(self, "_phase", _PHASE_FROZEN)
 
     def __repr__(self) -> str:
         agent = f" agent={self._agent.name!r}" if self._agent is not None else ""

@@ -12,24 +12,21 @@ the result's text, a trace or the session log.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
-
-if TYPE_CHECKING:
-    from dsh_nb.tools.pipeline.approval import ApprovalOutcome
-    from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
+from typing import Any, Final, Literal, get_args
 
 __all__ = [
+    "ApprovalOutcome",
     "STAGES",
     "STATUSES",
     "Stage",
     "Status",
     "ToolOutcome",
     "DONE",
-    "ToolRun",
     "outcome_of",
-    "settled_status",
 ]
 
+ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+"""What the approval seam answered (the person, the policy, or nobody)."""
 Status = Literal["done", "denied", "error", "timeout", "cancelled"]
 Stage = Literal[
     "input",
@@ -83,15 +80,6 @@ class ToolOutcome:
         return out
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolRun:
-    """``ToolRegistry.run``'s answer: the result and how it came about."""
-
-    result: ToolExecutionResult
-    outcome: ToolOutcome
-    execution: ToolExecution
-
-
 _made: dict[tuple[str, str, str | None, bool], ToolOutcome] = {}
 
 
@@ -113,20 +101,6 @@ def outcome_of(
             body_running=body_running,
         )
     return made
-
-
-def settled_status(result: ToolExecutionResult) -> Status:
-    """The status a dispatched result settles: done, error or timeout.
-
-    ``timeout`` is the timeout policy's own result (code ``TOOL_TIMEOUT``,
-    contract §5.2); any other error result is ``error``.
-    """
-    if not result.is_error:
-        return "done"
-    error = result.error
-    if error is not None and error.code == "TOOL_TIMEOUT":
-        return "timeout"
-    return "error"
 
 
 DONE: Final = outcome_of("done", "execute", None)

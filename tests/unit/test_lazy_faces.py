@@ -1,0 +1,75 @@
+"""Every lazy package face agrees with itself: one table, one typed view.
+
+A face (``dsh_nb``, ``dsh_nb.tools``, ``dsh_nb.cards``...) lists each public
+name once, in the table it hands :func:`dsh_nb._lazy.lazy_face`, and builds
+``__all__`` from it; its ``TYPE_CHECKING`` imports are the same names as type
+checkers see them. This reads each face's source and holds the two
+together: a name added to one and not the other, or resolving to another
+object than the typed import says, fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import dsh_nb
+
+ROOT = Path(dsh_nb.__file__).parent
+FACES = sorted(
+    ".".join(("dsh_nb", *path.parent.relative_to(ROOT).parts))
+    for path in ROOT.rglob("__init__.py")
+    if "lazy_face(" in path.read_text(encoding="utf-8")
+)
+
+
+def typed_names(package: str) -> dict[str, str]:
+    """``{name: module}`` of the face's ``if TYPE_CHECKING:`` imports."""
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
+            continue
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                for alias in stmt.names:
+                    out[alias.asname or alias.name] = stmt.module
+    return out
+
+
+def test_the_faces_are_found() -> None:
+    assert {"dsh_nb", "dsh_nb.tools", "dsh_nb.cards", "dsh_nb.mcp"} <= set(FACES)
+
+
+@pytest.mark.parametrize("package", FACES)
+def test_the_typed_view_is_the_table(package: str) -> None:
+    face = importlib.import_module(package)
+    typed = typed_names(package)
+    public = list(face.__all__)
+    assert len(public) == len(set(public)), "a name listed twice"
+    # dsh_nb's face also answers the notebook's helpers, not in __all__.
+    assert set(public) == set(typed) - {"_jupyter_labextension_paths"}
+
+
+@pytest.mark.parametrize("package", FACES)
+def test_each_name_resolves_to_the_typed_object(package: str) -> None:
+    face = importlib.import_module(package)
+    for name, module in typed_names(package).items():
+        if name not in face.__all__:
+            continue
+        expected = getattr(importlib.import_module(module), name)
+        assert getattr(face, name) is expected, (package, name, module)
+        assert name in dir(face)
+
+
+def test_the_runner_is_public_in_tools() -> None:
+    import dsh_nb.tools as tools
+    from dsh_nb.tools import runner
+
+    for name in ("CallRunner", "DoorCall", "CallView", "CallAnswer"):
+        assert name in tools.__all__
+        assert getattr(tools, name) is getattr(runner, name)
