@@ -30,6 +30,7 @@ from dsh_nb.export import (
     registry_hooks,
 )
 from dsh_nb.notebook.state import policy_decision
+from dsh_nb.tools.audit.journalfile import NotRegularFileError, open_regular
 from dsh_nb.tools.origin import origin_of
 
 if TYPE_CHECKING:
@@ -107,11 +108,16 @@ def export(state: KernelState, line: str) -> None:
 
 
 def _ours(path: Path) -> bool:
+    """Whether ``path`` starts with the mark; a FIFO or a device is refused
+    (reading it would block the kernel, or never end)."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            return fh.readline().rstrip("\n") == MARK
-    except (OSError, UnicodeDecodeError):
+        with open_regular(path) as fh:
+            first = fh.readline(len(MARK) + 2)
+    except NotRegularFileError as exc:
+        raise UsageError(f"{exc}; pick another name") from None
+    except OSError:
         return False
+    return first.rstrip(b"\n").decode("utf-8", "replace") == MARK
 
 
 def _write(path: Path, text: str) -> None:
