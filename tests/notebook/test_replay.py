@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
