@@ -94,8 +94,8 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     return []
 
 
-# pytest-xdist (addopts: ``-n auto --dist loadgroup --no-loadscope-reorder``)
-# sends each group to one worker, in collection order. A group is a test
+# pytest-xdist (``-n auto --dist loadgroup --no-loadscope-reorder``) sends
+# each group to one worker, in collection order. A group is a test
 # file, so a module's shared kernel, server or page stays one; the browser
 # files make two groups, so at most two JupyterLab servers and Chromiums
 # run at once, and (sorted last) they come after every other test on
