@@ -131,6 +131,9 @@ def export_module(
     if slicer.problems:
         return Export(None, _unique(slicer.problems))
     text = _render(slicer, chosen, tools, lines, rows, default_timeout_ms)
+    secrets = _secret_literals(chosen, text)
+    if secrets:
+        return Export(None, secrets)
     leftover = _unbound(text)
     if leftover:
         problems = [
@@ -139,6 +142,29 @@ def export_module(
         ]
         return Export(None, tuple(problems))
     return Export(text, (), tuple(t.name for t in tools), count, len(rows))
+
+
+def _secret_literals(chosen: list[Statement], text: str) -> tuple[Problem, ...]:
+    """A registered secret (an API key, a token) the module would hold.
+
+    The module is a file others read and commit: a key written in a cell
+    must not be copied into it. Each statement that holds one is named;
+    anything else that would (a policy row, a description) is the module.
+    """
+    from dsh_nb.tools.audit.secrets import has_secrets, redact
+
+    if not has_secrets() or redact(text) == text:
+        return ()
+    fix = (
+        "it holds a registered secret (an API key or a token) as a literal; "
+        "read it from the environment instead, e.g. os.environ['API_KEY']"
+    )
+    found = [
+        Problem(statement.where, fix)
+        for statement in chosen
+        if redact(statement.text()) != statement.text()
+    ]
+    return tuple(found) or (Problem("the module", fix),)
 
 
 def _tool_expr(item: ToolSource, expr: str) -> str:

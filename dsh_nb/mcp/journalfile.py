@@ -19,7 +19,7 @@ Every event is one ``write`` of one whole line on a file opened for
 appending, so it is on disk when the next event happens, a crash loses
 nothing already written, and two processes appending to one file never
 interleave inside a line. The file is created readable by its owner only:
-it holds every argument and result.
+it holds every argument and result, with every registered secret redacted.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.tools.audit.secrets import redact
 from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.surrogates import escape_tree
 
@@ -70,9 +71,17 @@ class JournalFile:
         agent.session.on_append(on_event)
 
     def _write(self, event: Mapping[str, Any], agent_id: str) -> None:
-        line = json.dumps(
-            {"type": event["type"], "data": to_plain(event["data"]), "agent": agent_id},
-            ensure_ascii=False,
+        # Redacted as %tool_log --save redacts: a key a tool echoes, a token
+        # in an argument, must not reach a file that outlives the process.
+        line = redact(
+            json.dumps(
+                {
+                    "type": event["type"],
+                    "data": to_plain(event["data"]),
+                    "agent": agent_id,
+                },
+                ensure_ascii=False,
+            )
         )
         data = (line + "\n").encode("utf-8")
         with self._lock:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp.elicit import declares_elicitation, serving
 from dsh_nb.mcp.rounds import Channel, Rounds
+from dsh_nb.tools.audit.secrets import add_secret
 
 if TYPE_CHECKING:
     from mcp import types
@@ -214,6 +215,7 @@ async def serve_http(
     port = sock.getsockname()[1]
     url = endpoint_url(options.host, port)
     token_file = None
+    add_secret(options.token)  # redacted from the journal and the logs
     try:
         config = http_config(
             adapter.build(asyncio.get_running_loop()),

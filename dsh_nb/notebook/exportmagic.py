@@ -6,13 +6,20 @@ listeners are the extension's own) and hands it to
 :mod:`dsh_nb.export`, which picks the statements and writes the
 text. Nothing is written unless everything can be: the problems are shown
 as a table under the cell, which then fails in one line.
+
+A cell that raised ran only up to the statement that raised: the
+statements after it never bound anything, so they are not the code of
+any name (:func:`install` records where each cell stopped, and
+:func:`kernel_cells` keeps only what ran).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import tempfile
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -30,6 +37,7 @@ from dsh_nb.export import (
     registry_hooks,
 )
 from dsh_nb.notebook.state import policy_decision
+from dsh_nb.tools.audit.journalfile import NotRegularFileError, open_regular
 from dsh_nb.tools.origin import origin_of
 
 if TYPE_CHECKING:
@@ -38,10 +46,48 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.state import KernelState
     from dsh_nb.tools.definition import ToolDefinition
 
-__all__ = ["MARK", "export", "kernel_cells"]
+__all__ = ["MARK", "export", "install", "kernel_cells"]
 
 MARK: Final = '"""Tools exported from a notebook with ``%tools export``.'
 _USAGE: Final = "%tools export FILE.py [NAMES...] [--force]"
+
+# Per shell: execution count -> the line (of the code that ran) whose
+# statement raised, or 0 when that line is not known (nothing is kept).
+_stopped: weakref.WeakKeyDictionary[InteractiveShell, dict[int, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def install(shell: InteractiveShell) -> Callable[[], None]:
+    """Record where each cell that raised stopped; return the undo."""
+    stopped = _stopped.setdefault(shell, {})
+
+    def after(result: Any) -> None:
+        error = getattr(result, "error_in_exec", None)
+        number = getattr(result, "execution_count", None)
+        if error is not None and isinstance(number, int):
+            stopped[number] = _raised_at(error)
+
+    shell.events.register("post_run_cell", after)
+
+    def undo() -> None:
+        try:
+            shell.events.unregister("post_run_cell", after)
+        except ValueError:
+            pass
+
+    return undo
+
+
+def _raised_at(error: BaseException) -> int:
+    """The cell's line that raised: its ``<module>`` frame, the first one
+    in the traceback (the frames before it are IPython's); 0 if none."""
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "<module>":
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return 0
 
 
 def export(state: KernelState, line: str) -> None:
@@ -107,11 +153,16 @@ def export(state: KernelState, line: str) -> None:
 
 
 def _ours(path: Path) -> bool:
+    """Whether ``path`` starts with the mark; a FIFO or a device is refused
+    (reading it would block the kernel, or never end)."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            return fh.readline().rstrip("\n") == MARK
-    except (OSError, UnicodeDecodeError):
+        with open_regular(path) as fh:
+            first = fh.readline(len(MARK) + 2)
+    except NotRegularFileError as exc:
+        raise UsageError(f"{exc}; pick another name") from None
+    except OSError:
         return False
+    return first.rstrip(b"\n").decode("utf-8", "replace") == MARK
 
 
 def _write(path: Path, text: str) -> None:
@@ -247,9 +298,12 @@ def kernel_cells(shell: InteractiveShell, state: KernelState) -> list[Cell]:
     """
     transform: Callable[[str], str] = shell.transform_cell
     history: list[str] = list(getattr(shell.history_manager, "input_hist_raw", []))
+    stopped = _stopped.get(shell, {})
     cells: list[Cell] = []
     for number, raw in enumerate(history):
         code = _cell_code(raw, transform)
+        if code is not None and number in stopped:
+            code = _what_ran(code, stopped[number])
         if code is not None:
             cells.append(Cell(number, code))
     seen = {cell.code for cell in cells}
@@ -259,6 +313,21 @@ def kernel_cells(shell: InteractiveShell, state: KernelState) -> list[Cell]:
             cells.append(Cell(record.number, record.source))
     cells.sort(key=lambda c: c.number)  # stable: the history's order first
     return cells
+
+
+def _what_ran(code: str, line: int) -> str | None:
+    """The statements of ``code`` before the one spanning ``line``."""
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError):
+        return None
+    for node in body:
+        decorators: list[ast.expr] = getattr(node, "decorator_list", None) or []
+        first = min([node.lineno, *(d.lineno for d in decorators)])
+        if line and first <= line <= (node.end_lineno or node.lineno):
+            kept = "\n".join(code.splitlines()[: first - 1])
+            return kept if kept.strip() else None
+    return None  # where it stopped is not known: none of it is copied
 
 
 def _cell_code(raw: str, transform: Callable[[str], str]) -> str | None:

@@ -56,7 +56,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         if previous.shell is ip:
             return
         unload_ipython_extension(previous.shell)
-    from dsh_nb.notebook import magics, redaction
+    from dsh_nb.notebook import exportmagic, magics, redaction
     from dsh_nb.notebook.config import DshConfig
 
     config = DshConfig.from_shell(ip)
@@ -68,6 +68,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         state.disposers.append(lambda: _remove(configurables, config))
         state.disposers.append(redaction.install(ip))
         state.disposers.append(magics.install(ip, state))
+        state.disposers.append(exportmagic.install(ip))
         state.disposers.append(_install_chat(ip, state))
         state.disposers.append(_install_eval(ip, state))
         state.disposers.append(_install_approvals(state))

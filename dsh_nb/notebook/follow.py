@@ -20,7 +20,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.replay import CallBook, CallEntry, client_header, entry_card
-from dsh_nb.tools.audit.journalfile import JournalTail
+from dsh_nb.tools.audit.journalfile import (
+    JournalTail,
+    NotRegularFileError,
+    open_regular,
+)
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.presenter import ToolPresenter
 
@@ -83,7 +87,11 @@ class Follower:
     async def _run(self) -> None:
         try:
             while True:
-                self.poll()
+                try:
+                    self.poll()
+                except Exception as exc:  # noqa: BLE001 - a bad poll, not the follow
+                    _log.warning("follow: a poll failed: %s", error_message(exc))
+                    self._set_note(f"a read failed: {error_message(exc)}")
                 await asyncio.sleep(self.interval)
         finally:
             self._tail.close()
@@ -99,6 +107,7 @@ class Follower:
         if read.notes:
             self._note = read.notes[-1]
         self.bad_lines += read.bad_lines
+        before = self._book.bad
         for event in read.events:
             entry = self._book.add(event)
             if entry is None:
@@ -107,6 +116,9 @@ class Follower:
                 changed = self._show(entry) or changed
             except Exception as exc:  # noqa: BLE001 - one bad card, not the task
                 _log.warning("follow: a card failed: %s", error_message(exc))
+        if self._book.bad != before:  # events the cards cannot show
+            self.bad_lines += self._book.bad - before
+            changed = True
         if changed:
             self._refresh()
 
@@ -190,6 +202,8 @@ def follow(state: KernelState, path: str) -> Follower:
     stop(state)
     if os.path.isdir(path):
         raise IsADirectoryError(path)
+    if os.path.exists(path):  # a FIFO would block the kernel's loop: refuse it
+        open_regular(path).close()
     follower = Follower(state, path)
     if state not in _hooked:  # unloading the extension stops it too
         _hooked.add(state)
@@ -226,5 +240,7 @@ def run(state: KernelState, path: str, *, stop: bool = False) -> None:
         follow(state, path)
     except IsADirectoryError:
         raise UsageError(f"{path!r} is a folder; follow a journal file") from None
+    except NotRegularFileError as exc:
+        raise UsageError(str(exc)) from None
     except RuntimeError as exc:  # no running loop: %autoawait off, a script
         raise UsageError(f"%tool_log --follow needs the kernel's loop: {exc}") from None

@@ -7,8 +7,9 @@ the kernel's session is the boundary where text is shown, and then
 stored in the notebook, so no printer (a card, an SDK's exception, a
 traceback, ``print``) has to remember to redact. With no secret
 registered the wrapper passes messages through untouched. Binary buffers
-are left as they are; a secret split across two stream flushes is not
-recognised (each flush is redacted on its own).
+are left as they are. Stream text reaches the page in flushes that it
+shows joined, so a flush that starts with a secret's end or ends with a
+secret's start has that piece redacted too (:func:`redact_edges`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dsh_nb.tools.audit.secrets import has_secrets, redact_value
+from dsh_nb.tools.audit.secrets import has_secrets, redact_edges, redact_value
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -52,7 +53,10 @@ def install(ip: InteractiveShell) -> Callable[[], None]:
                 for part in ("content", "metadata"):
                     if part in msg_or_type:
                         msg_or_type[part] = redact_value(msg_or_type[part])
-            content = redact_value(content)
+                kind = (msg_or_type.get("header") or {}).get("msg_type")
+                if "content" in msg_or_type:
+                    msg_or_type["content"] = _stream(kind, msg_or_type["content"])
+            content = _stream(msg_or_type, redact_value(content))
             metadata = redact_value(metadata)
         return original(
             stream,
@@ -75,3 +79,15 @@ def install(ip: InteractiveShell) -> Callable[[], None]:
                 session.send = original
 
     return undo
+
+
+def _stream(kind: object, content: Any) -> Any:
+    """A stream message's text with the pieces of a secret at its edges
+    redacted (other messages are whole: redacted as they are)."""
+    if kind != "stream" or not isinstance(content, dict):
+        return content
+    text = content.get("text")
+    if not isinstance(text, str):
+        return content
+    cut = redact_edges(text)
+    return content if cut is text else {**content, "text": cut}

@@ -12,6 +12,11 @@ order: what the user said, what the model answered, and each call's card.
 A server's journal tags each event with its client's agent name; the
 replay then shows each client's calls together, under a header, in the
 order the clients first called.
+
+A replay draws at most :data:`MAX_CARDS` cards (as ``%tool_log --follow``
+does) and says how many more the returned list holds; a line that is not
+an event, or an event the cards cannot show (an unknown status), is
+skipped and counted, never the end of the replay.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.cards.model import STATUSES
 from dsh_nb.cards.talk import CardTalk
 from dsh_nb.notebook.live import card_status, still_running
 from dsh_nb.tools.audit import journal
-from dsh_nb.tools.audit.journalfile import JournalEvent, read_journal
+from dsh_nb.tools.audit.journalfile import JournalEvent, scan_journal
 from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.definition import ToolResult
 from dsh_nb.tools.jsonvalue import ABSENT
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
     from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = [
+    "MAX_CARDS",
     "SESSION_EVENT",
     "CallBook",
     "CallEntry",
@@ -46,6 +53,7 @@ __all__ = [
 
 SESSION_EVENT: Final = "mcp/session"  # a served client session's first line
 _MAX_SESSIONS: Final = 10_000  # session names a long follow remembers
+MAX_CARDS: Final = 200  # cards one replay draws; the list holds them all
 
 
 @dataclass(slots=True, eq=False)
@@ -70,17 +78,19 @@ class Replay(list["ToolCard"]):
     when the journal names clients.
     """
 
-    __slots__ = ("clients", "source")
+    __slots__ = ("clients", "skipped", "source")
 
     def __init__(
         self,
         cards: list[ToolCard],
         source: str,
         clients: dict[str, list[ToolCard]] | None = None,
+        skipped: int = 0,
     ) -> None:
         super().__init__(cards)
         self.source = source
         self.clients = clients or {}
+        self.skipped = skipped
 
     def _summary(self) -> str:
         from dsh_nb.cards.escape import visible
@@ -91,6 +101,9 @@ class Replay(list["ToolCard"]):
             names = ", ".join(visible(name) for name in self.clients)
             many = "client" if len(self.clients) == 1 else "clients"
             text += f" ({len(self.clients)} {many}: {names})"
+        if self.skipped:
+            lines = "line" if self.skipped == 1 else "lines"
+            text += f"; {self.skipped} {lines} skipped (not journal events)"
         return text
 
     def _repr_mimebundle_(
@@ -120,6 +133,7 @@ class CallBook:
         self.clients: dict[str | None, list[CallEntry]] = {}
         self._latest: dict[tuple[str | None, str], CallEntry] = {}
         self._names: dict[str, str] = {}
+        self.bad = 0  # events skipped: a status the cards do not know
 
     def client_of(self, event: JournalEvent) -> str | None:
         """The client an event belongs to: its session's client name."""
@@ -152,9 +166,12 @@ class CallBook:
         if found is None:
             return None
         if kind == journal.RESULT:
+            status = data.get("status")
+            if isinstance(status, str) and card_status(status) not in STATUSES:
+                self.bad += 1  # not the core's: skipped, not the end
+                return None
             result = data.get("result")
             found.result = result if isinstance(result, Mapping) else None
-            status = data.get("status")
             found.status = card_status(status) if isinstance(status, str) else None
             approval = data.get("approval")
             found.approval = approval if isinstance(approval, str) else None
@@ -299,33 +316,72 @@ def replay(
     from dsh_nb.notebook.current import current_state
 
     state = current_state()
+    skipped = 0
     if isinstance(source, SessionLog):
         events, label = _events(source), "a session log"
     else:
-        events, label = read_journal(source), repr(os.fspath(source))
+        read = scan_journal(source)
+        events, label = list(read.events), repr(os.fspath(source))
+        skipped = read.bad_lines
     presenter = ToolPresenter(registry if registry is not None else state.registry)
     book = CallBook()
     for event in events:
         book.add(event)
+    skipped += book.bad
     shown = display and state.shell is not None
     if messages is not None:
         return _conversation(
-            messages, book.entries, presenter, state.agent.cwd, shown, label
+            messages, book.entries, presenter, state.agent.cwd, shown, label, skipped
         )
     show: Callable[..., Any] = _show if shown else _hide
     cards: list[ToolCard] = []
     groups: dict[str, list[ToolCard]] = {}
     named = any(client is not None for client in book.clients)
+    drawn = 0
     for client, entries in book.clients.items():
-        group = [entry_card(e, presenter, state.agent.cwd) for e in entries]
+        group = []
+        for entry in entries:
+            try:
+                group.append(entry_card(entry, presenter, state.agent.cwd))
+            except Exception:  # noqa: BLE001 - one bad event, not the replay
+                skipped += 1
         cards += group
         if named:
             name = client if client is not None else "unnamed client"
             groups[name] = group
-            show(client_header(name, len(group)), raw=True)
+            if drawn < MAX_CARDS:
+                show(client_header(name, len(group)), raw=True)
         for card in group:
-            show(card)
-    return Replay(cards, label, groups)
+            if drawn < MAX_CARDS:
+                show(card)
+            drawn += 1
+    result = Replay(cards, label, groups, skipped)
+    if drawn > MAX_CARDS or skipped:
+        show(_tail_note(result, drawn - MAX_CARDS), raw=True)
+    return result
+
+
+def _tail_note(result: Replay, hidden: int) -> dict[str, str]:
+    """The line under a replay: the cards not drawn, the lines skipped."""
+    from dsh_nb.cards.escape import esc
+
+    parts = []
+    if hidden > 0:
+        noun = "call" if hidden == 1 else "calls"
+        parts.append(
+            f"{hidden} more {noun} not shown (the first {MAX_CARDS} are); "
+            "the returned list holds them all"
+        )
+    if result.skipped:
+        lines = "line" if result.skipped == 1 else "lines"
+        parts.append(f"{result.skipped} {lines} skipped (not journal events)")
+    text = " · ".join(parts)
+    html = (
+        "<div class='dsh-ReplayNote' style='font-family:var(--jp-ui-font-family,"
+        " sans-serif);font-size:12px;color:var(--jp-ui-font-color2, #666)'>"
+        f"{esc(text)}</div>"
+    )
+    return {"text/plain": text, "text/html": html}
 
 
 def _show(*objs: Any, **kwargs: Any) -> None:
@@ -346,6 +402,7 @@ def _conversation(
     cwd: str | None,
     shown: bool,
     label: str,
+    skipped: int = 0,
 ) -> Replay:
     from dsh_nb.cards.modeltext import model_text_html
     from dsh_nb.notebook.chatreplay import conversation_items, load_messages
@@ -363,7 +420,11 @@ def _conversation(
                 entry = queue.pop(0)
             else:
                 entry = CallEntry(str(call_id), str(name or ""), None)
-            card = entry_card(entry, presenter, cwd)
+            try:
+                card = entry_card(entry, presenter, cwd)
+            except Exception:  # noqa: BLE001 - one bad event, not the replay
+                skipped += 1
+                continue
             cards.append(card)
             bundle: Any = card
         else:
@@ -373,12 +434,12 @@ def _conversation(
                 "text/html": model_text_html(said),
                 "text/plain": f"{speaker}: {item}",
             }
-        if shown:
-            from IPython.display import display as _show
-
-            show: Callable[..., Any] = _show
+        if shown and len(cards) <= MAX_CARDS:  # past the cap: counted below
             if isinstance(bundle, dict):
-                show(bundle, raw=True)
+                _show(bundle, raw=True)
             else:
-                show(bundle)
-    return Replay(cards, label)
+                _show(bundle)
+    result = Replay(cards, label, skipped=skipped)
+    if shown and (len(cards) > MAX_CARDS or skipped):
+        _show(_tail_note(result, len(cards) - MAX_CARDS), raw=True)
+    return result

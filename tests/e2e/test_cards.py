@@ -123,7 +123,17 @@ def _background(card: Any) -> tuple[int, ...]:
 
 
 def _set_theme(page: Any, card: Any, *, dark: bool) -> None:
-    """Switch the lab theme and wait until the card has repainted."""
+    """Switch the lab theme; wait until the card has repainted and the
+    splash screen is gone.
+
+    JupyterLab (4.6, ``@jupyterlab/apputils-extension:splash``) shows one
+    shared splash element per theme change and, when the change is done,
+    removes it from ``document.body`` 200 ms later. Two changes inside
+    those 200 ms schedule two removals of the one element, and the second
+    throws "Failed to execute 'removeChild' on 'Node'" as an uncaught page
+    error, which every later test of this page then saw (a flake). So a
+    change is finished only once the splash is gone.
+    """
     theme = "JupyterLab Dark" if dark else "JupyterLab Light"
     page.evaluate(
         "theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})",
@@ -138,6 +148,7 @@ def _set_theme(page: Any, card: Any, *, dark: bool) -> None:
         }""",
         arg=[card.element_handle(), dark],
     )
+    page.wait_for_function("() => !document.getElementById('jupyterlab-splash')")
 
 
 def test_terminal_card_shows_exit_pill_and_copy(cards: tuple[Any, str]) -> None:

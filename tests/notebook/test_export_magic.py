@@ -79,3 +79,77 @@ def test_define_tool_bound_to_a_name_is_exported(
     assert "echo = define_tool(" in text and "registry.register(echo)" in text
     assert "dsh_nb.registry()" not in text
     assert _call(_load(path), "echo", text="ab") == "abab"
+
+
+def test_statements_after_the_line_that_raised_are_not_exported(
+    ip: InteractiveShell, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A cell that raised on its first line never ran its second: the
+    kernel's ``LIMIT`` is 5, and the exported module must not run the
+    command the unrun line holds (importing it is what ``serve`` does)."""
+    monkeypatch.chdir(tmp_path)
+    _stored(ip, "import os\nLIMIT = 5")
+    _stored(
+        ip,
+        "import dsh_nb\n\n@dsh_nb.tool\ndef cap(x: int) -> str:\n"
+        '    """Cap x."""\n    return str(min(x, LIMIT))\n\n'
+        "dsh_nb.registry().register(cap)",
+    )
+    failed = ip.run_cell(
+        'undefined_name\nLIMIT = os.system("touch never-ran.txt") or 10**6',
+        store_history=True,
+    )
+    assert isinstance(failed.error_in_exec, NameError)
+    assert ip.user_ns["LIMIT"] == 5
+    path = tmp_path / "tools.py"
+    cell = run(ip, f"%tools export {path}")
+    assert cell.error is None, cell.error
+    text = path.read_text()
+    assert "never-ran" not in text and "LIMIT = 5" in text
+    assert _call(_load(path), "cap", x=100) == "5"
+    assert not (tmp_path / "never-ran.txt").exists()
+
+
+def test_a_cell_that_raised_midway_keeps_what_ran_before(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    failed = ip.run_cell(
+        "STEP = 2\nraise RuntimeError('stop')\nSTEP = 1000", store_history=True
+    )
+    assert isinstance(failed.error_in_exec, RuntimeError)
+    _stored(
+        ip,
+        "import dsh_nb\n\n@dsh_nb.tool\ndef twice(x: int) -> str:\n"
+        '    """Step x."""\n    return str(x * STEP)\n\n'
+        "dsh_nb.registry().register(twice)",
+    )
+    path = tmp_path / "tools.py"
+    assert run(ip, f"%tools export {path}").error is None
+    assert "STEP = 1000" not in path.read_text()
+    assert _call(_load(path), "twice", x=3) == "6"
+
+
+def test_a_registered_secret_written_in_a_cell_is_not_exported(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    from dsh_nb.tools.audit.secrets import add_secret
+
+    key = "sk-live-0123456789abcdef"
+    undo = add_secret(key)  # as a Chat registers its API key
+    try:
+        _stored(ip, f"API_KEY = {key!r}")
+        _stored(
+            ip,
+            "import dsh_nb\n\n@dsh_nb.tool\ndef whoami() -> str:\n"
+            '    """Say which key."""\n    return API_KEY[:3]\n\n'
+            "dsh_nb.registry().register(whoami)",
+        )
+        path = tmp_path / "tools.py"
+        cell = run(ip, f"%tools export {path}")
+        assert "nothing written" in str(cell.error)
+        assert not path.exists()
+        shown = " ".join(str(o["data"].get("text/plain", "")) for o in cell.outputs)
+        assert "registered secret" in shown and "os.environ" in shown, shown
+        assert "line 1" in shown and key not in shown
+    finally:
+        undo()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -187,11 +186,63 @@ def test_replay_reads_status_and_approval_from_the_journal_alone(
     assert "result" not in cards[2]
 
 
-def test_replay_reports_a_bad_file(tmp_path: Path) -> None:
+def _call_lines(count: int, status: str = "done") -> list[str]:
+    import json
+
+    lines = []
+    for i in range(count):
+        call = {"callId": f"c{i}", "name": "add", "arguments": {"a": i}}
+        result = {
+            "callId": f"c{i}",
+            "result": {
+                "callId": f"c{i}",
+                "content": [{"type": "text", "text": str(i)}],
+                "isError": False,
+            },
+            "status": status,
+            "stage": "execute",
+        }
+        lines.append(json.dumps({"type": "tool/call", "data": call}))
+        lines.append(json.dumps({"type": "tool/result", "data": result}))
+    return lines
+
+
+def test_replay_skips_and_counts_bad_lines(tmp_path: Path) -> None:
+    """Garbage, a 100,000-deep line and an unknown status are skipped and
+    counted; they used to end the whole replay (ValueError, RecursionError)."""
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"type": "tool/call", "data": {}}\nnot json\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:2: not JSON"):
-        replay(path, display=False)
+    good = _call_lines(2)
+    unknown = _call_lines(1, status="exploded")[1].replace('"c0"', '"c1"')
+    deep = '{"type": "tool/call", "data": {"x": ' + "[" * 100_000
+    deep += "]" * 100_000 + "}}"
+    lines = [good[0], "not json", deep, good[1], good[2], unknown, good[3]]
+    path.write_text("\n".join(lines) + "\n")
+    cards = replay(path, display=False)
+    payloads = [card.data[CARD_MIME] for card in cards]
+    assert [p["callId"] for p in payloads] == ["c0", "c1"]
+    assert [p["status"] for p in payloads] == ["done", "done"]
+    assert cards.skipped == 3
+    summary = cards._repr_mimebundle_()["text/plain"]
+    assert "3 lines skipped (not journal events)" in summary
+
+
+def test_replay_draws_200_cards_and_says_how_many_more(
+    ip: InteractiveShell, tmp_path: Path
+) -> None:
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(_call_lines(450)) + "\n")
+    cell = run(ip, f"import dsh_nb\ncards = dsh_nb.replay({str(path)!r})")
+    assert cell.error is None
+    assert len(cell.cards()) == 200
+    notes = [
+        o["data"]["text/plain"] for o in cell.outputs if CARD_MIME not in o["data"]
+    ]
+    assert any(
+        "250 more calls not shown (the first 200 are); the returned list holds "
+        "them all" in note
+        for note in notes
+    ), notes
+    assert ip.user_ns["cards"][449].data[CARD_MIME]["callId"] == "c449"
 
 
 def _server_journal(path: Path) -> None:

@@ -137,6 +137,8 @@ def test_binder_installs_and_the_notebooks_pass_there(tmp_path: Path) -> None:
             "-m",
             "pytest",
             "-q",
+            "-n",
+            "0",  # one kernel at a time, as on Binder
             "-p",
             "no:cacheprovider",
             "--nbval",

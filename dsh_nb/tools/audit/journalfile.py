@@ -9,12 +9,20 @@ client. Reading keeps that tag, so a replay can group the calls by client.
 at a time: a line still being written waits for its
 newline, and a file that is truncated or replaced (log rotation) is read
 again from its start.
+
+Only a regular file is read (:func:`open_regular`): a FIFO would block the
+reader (a kernel's loop, when it follows), and a link to ``/dev/zero``
+would read until memory runs out. One bad line never ends a read either:
+a line that is not an event (garbage, an object nested past what the
+parser takes) is skipped and counted (:func:`scan_journal`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
@@ -25,11 +33,14 @@ from dsh_nb.tools.surrogates import escape_tree
 __all__ = [
     "JournalEvent",
     "JournalTail",
+    "NotRegularFileError",
     "TailRead",
     "json_object",
+    "open_regular",
     "parse_line",
     "read_journal",
     "read_objects",
+    "scan_journal",
 ]
 
 _MAX_PENDING: Final = 64 * 1024 * 1024  # a "line" longer than this is not one
@@ -44,16 +55,58 @@ class JournalEvent:
     agent: str | None = None
 
 
+class NotRegularFileError(OSError):
+    """A path to read is a FIFO, a device, a socket: not a regular file."""
+
+
+_KINDS: Final = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for reading, binary, only if it is a regular file.
+
+    The file is opened without blocking and checked on the open
+    descriptor (no window between a check and the open): a FIFO would
+    block ``open`` itself until a writer came, and a device (a link to
+    ``/dev/zero``) never ends. A folder raises ``IsADirectoryError``,
+    anything else not regular :class:`NotRegularFileError`, naming it.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"{os.fspath(path)!r} is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "special")
+            raise NotRegularFileError(
+                f"{os.fspath(path)!r} is {kind}, not a regular file: not read"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def json_object(line: str, where: str, what: str = "an event") -> dict[str, Any]:
     """Parse one JSON Lines line that must hold an object.
 
     ``ValueError`` names ``where`` (``path:line``) and the fault, so every
-    reader of a JSON Lines file reports a bad line the same way.
+    reader of a JSON Lines file reports a bad line the same way (an
+    object nested too deeply for the parser is one too).
     """
     try:
         raw = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}: not JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to read") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: {what} must be an object")
     return raw
@@ -62,8 +115,11 @@ def json_object(line: str, where: str, what: str = "an event") -> dict[str, Any]
 def read_objects(
     path: str | os.PathLike[str], what: str = "an event"
 ) -> list[dict[str, Any]]:
-    """Every object of a JSON Lines file, in order; blank lines are skipped."""
-    with open(path, encoding="utf-8") as fh:
+    """Every object of a JSON Lines file, in order; blank lines are skipped.
+
+    Only a regular file is read (:func:`open_regular`).
+    """
+    with open_regular(path) as raw, io.TextIOWrapper(raw, encoding="utf-8") as fh:
         return [
             json_object(line, f"{os.fspath(path)}:{number}", what)
             for number, line in enumerate(fh, 1)
@@ -86,6 +142,8 @@ def parse_line(line: str, where: str = "line") -> JournalEvent:
         frozen = snapshot_json(escape_tree(data))
     except NotJsonError as exc:
         raise ValueError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to read") from None
     return JournalEvent(
         kind,
         frozen,
@@ -98,22 +156,44 @@ def read_journal(path: str | os.PathLike[str]) -> list[JournalEvent]:
 
     A last line with no newline that does not parse is a write still under
     way (the file is live), and is left out; any other bad line is an error
-    naming the file and the line.
+    naming the file and the line. :func:`scan_journal` skips and counts.
     """
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    lines = text.split("\n")
+    return list(_read(path, strict=True).events)
+
+
+def scan_journal(path: str | os.PathLike[str]) -> TailRead:
+    """Every event of a journal file, and how many lines were not events.
+
+    As ``%tool_log --follow`` reads garbage: a bad line is skipped and
+    counted (``bad_lines``), so one line never hides the rest; a last
+    line with no newline that does not parse (a write under way) is left
+    out without counting.
+    """
+    return _read(path, strict=False)
+
+
+def _read(path: str | os.PathLike[str], *, strict: bool) -> TailRead:
+    with open_regular(path) as fh:
+        lines = fh.read().split(b"\n")
     events = []
+    bad = 0
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        where = f"{os.fspath(path)}:{number}"
         try:
-            events.append(parse_line(line, f"{os.fspath(path)}:{number}"))
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{where}: not UTF-8 ({exc.reason})") from None
+            events.append(parse_line(text, where))
         except ValueError:
             if number == len(lines):  # no newline after it: still being written
                 break
-            raise
-    return events
+            if strict:
+                raise
+            bad += 1
+    return TailRead(tuple(events), (), bad)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +227,7 @@ class JournalTail:
         self._pending = b""
         self._started = False
         self._missing = False
+        self._refused = ""
 
     def poll(self, max_bytes: int = 4 * 1024 * 1024) -> TailRead:
         """Read the complete lines appended since the last poll."""
@@ -175,12 +256,18 @@ class JournalTail:
         first = not self._started
         self._started = True
         try:
-            fh = open(self.path, "rb")  # kept open between polls
+            fh = open_regular(self.path)  # kept open between polls
         except FileNotFoundError:
             if not self._missing and not first:
                 notes.append("the file is gone; waiting for it to come back")
             self._missing = True
             return
+        except (NotRegularFileError, IsADirectoryError) as exc:
+            if self._refused != str(exc):  # said once, checked every poll
+                notes.append(str(exc))
+            self._refused = str(exc)
+            return
+        self._refused = ""
         stat = os.fstat(fh.fileno())
         if first and not self._from_start:
             fh.seek(stat.st_size)
@@ -201,8 +288,12 @@ class JournalTail:
             self._pending = b""
             self._started = True
             try:
-                fh = open(self.path, "rb")  # kept open between polls
+                fh = open_regular(self.path)  # kept open between polls
             except FileNotFoundError:
+                return False
+            except (NotRegularFileError, IsADirectoryError) as exc:
+                notes.append(str(exc))  # replaced by a FIFO, a device: not read
+                self._refused = str(exc)
                 return False
             new = os.fstat(fh.fileno())
             self._fh, self._identity = fh, (new.st_dev, new.st_ino)

@@ -13,6 +13,7 @@ registered: they would redact ordinary words.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
@@ -27,6 +28,7 @@ __all__ = [
     "clean_secret",
     "has_secrets",
     "redact",
+    "redact_edges",
     "redact_value",
     "secret_settings",
 ]
@@ -61,6 +63,7 @@ def add_secret(value: object) -> Callable[[], None]:
         return _nothing
     forms = {value, clean_secret(value)}
     forms |= {quote(f, safe="") for f in forms}
+    forms |= {encoded for f in list(forms) for encoded in _encoded_forms(f)}
     forms = {f for f in forms if len(f) >= _SHORTEST}
     if not forms:
         return _nothing
@@ -89,6 +92,25 @@ def _nothing() -> None:
     return None
 
 
+def _encoded_forms(value: str) -> set[str]:
+    """The secret as hex and inside base64 text, at any byte offset.
+
+    An HTTP Basic header is ``base64("user:" + key)``: the key's own
+    base64 depends on where it starts, so each of the three alignments
+    gives the characters that only the key's bytes decide (the ones
+    shared with the bytes around it are left out).
+    """
+    raw = value.encode("utf-8")
+    forms = {raw.hex(), raw.hex().upper()}
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw + b"\0\0").decode()
+        first = -(-8 * offset // 6)  # the first char of the key's bits alone
+        last = (8 * offset + 8 * len(raw)) // 6  # past the last such char
+        core = encoded[first:last]
+        forms |= {core, core.replace("+", "-").replace("/", "_")}
+    return forms
+
+
 def _rebuild() -> None:
     global _pattern
     # Longest first, so a secret that contains another is replaced whole.
@@ -113,24 +135,98 @@ def redact_value(value: Any) -> Any:
     """A JSON-like value with every string (keys too) redacted.
 
     Containers are rebuilt only where something changed, so a value with
-    no secret in it comes back as the same object.
+    no secret in it comes back as the same object. The walk keeps its own
+    stack, so a value nested deeper than Python's recursion limit (a
+    600-deep display) is redacted too; a container inside itself is left
+    as it is where it recurs.
     """
     if _pattern is None:
         return value
     if isinstance(value, str):
         return redact(value)
+    if not isinstance(value, (Mapping, list, tuple)):
+        return value
+    # Each frame: the container, its children left, the results so far,
+    # whether any child changed.
+    stack: list[list[Any]] = [[value, iter(_children(value)), [], False]]
+    on_path = {id(value)}
+    out: Any = value
+    while stack:
+        frame = stack[-1]
+        child = next(frame[1], _END)
+        if child is _END:
+            stack.pop()
+            node = frame[0]
+            on_path.discard(id(node))
+            done = _rebuilt(node, frame[2]) if frame[3] else node
+            if not stack:
+                out = done
+                break
+            stack[-1][2].append(done)
+            stack[-1][3] = stack[-1][3] or done is not node
+            continue
+        new: Any = child
+        if isinstance(child, str):
+            new = redact(child)
+        elif isinstance(child, (Mapping, list, tuple)) and id(child) not in on_path:
+            on_path.add(id(child))
+            stack.append([child, iter(_children(child)), [], False])
+            continue
+        frame[2].append(new)
+        frame[3] = frame[3] or new is not child
+    return out
+
+
+_END: Final = object()
+
+
+def _children(value: Any) -> list[Any]:
     if isinstance(value, Mapping):
-        items = [(redact_value(k), redact_value(v)) for k, v in value.items()]
-        pairs = zip(items, value.items(), strict=True)
-        if all(a is k and b is v for (a, b), (k, v) in pairs):
-            return value
-        return dict(items)
-    if isinstance(value, (list, tuple)):
-        parts = [redact_value(v) for v in value]
-        if all(a is b for a, b in zip(parts, value, strict=True)):
-            return value
-        return type(value)(parts) if isinstance(value, list) else tuple(parts)
-    return value
+        return [part for pair in value.items() for part in pair]
+    return list(value)
+
+
+def _rebuilt(node: Any, parts: list[Any]) -> Any:
+    if isinstance(node, Mapping):
+        return dict(zip(parts[0::2], parts[1::2], strict=True))
+    return list(parts) if isinstance(node, list) else tuple(parts)
+
+
+def redact_edges(text: str) -> str:
+    """``text`` redacted, and a secret's start at its end or a secret's
+    end at its start too (4 characters or more).
+
+    For stream output, which reaches the page in flushes: a key printed
+    in two flushes is two pieces, neither of them the key, that the page
+    shows joined. At most 3 characters of a key can show at a cut.
+    """
+    pattern = _pattern
+    if pattern is None or not isinstance(text, str):
+        return text
+    text = pattern.sub(REDACTED, text)
+    forms = list(_counts)
+    head = max((_overlap(f, text) for f in forms), default=0)
+    tail = max((_overlap(text, f) for f in forms), default=0)
+    if head + tail > len(text) or (
+        len(text) >= _EDGE and any(text in f for f in forms)
+    ):  # the whole text is a piece of one secret
+        return REDACTED
+    if tail:
+        text = text[:-tail] + REDACTED
+    if head:
+        text = REDACTED + text[head:]
+    return text
+
+
+_EDGE: Final = 4  # the shortest piece of a secret redacted at a cut
+
+
+def _overlap(before: str, after: str) -> int:
+    """The longest end of ``before`` that starts ``after`` (>= 4 chars)."""
+    for size in range(min(len(before), len(after)) - 1, _EDGE - 1, -1):
+        if before.endswith(after[:size]):
+            return size
+    return 0
 
 
 def secret_settings(settings: Mapping[str, object] | None) -> Callable[[], None]:

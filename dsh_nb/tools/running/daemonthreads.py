@@ -89,6 +89,9 @@ class DaemonThreads(concurrent.futures.Executor):
                     future.set_exception(exc)
                 else:
                     future.set_result(value)
+                    # An idle thread waits in get() above with its locals
+                    # alive: the last result (100 MB, say) must not be one.
+                    del value
             del future, fn, args
             self._idle.release()
 
