@@ -49,6 +49,8 @@ _log = logging.getLogger(__name__)
 # How long a cancelled call may take to settle (audit, card) before the
 # handler lets the SDK finish the cancellation anyway.
 _SETTLE_S = 5.0
+# 2026-07-28 clients have no session to end: their agents are remembered up
+# to this many, the idle one used least recently forgotten for a new one.
 _MAX_MODERN_AGENTS = 256
 
 
@@ -77,6 +79,10 @@ class RegistryAdapter:
         self.on_agent = on_agent
         self.agents: dict[object, Agent] = {}
         self.calls_in_flight = 0
+        # 2026-07-28 agents, least recently used first, and the calls each
+        # has running (held for an input round included): a busy one stays.
+        self._modern: dict[object, None] = {}
+        self._busy: dict[Agent, int] = {}
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus: Any = None
         self._listen: Any = None
@@ -152,21 +158,50 @@ class RegistryAdapter:
             # 2026-07-28 has no session: a client is its clientInfo.
             key = ("modern", name, version)
         agent = self.agents.get(key)
-        if agent is None:
-            agent = Agent(name)
-            if len(self.agents) >= _MAX_MODERN_AGENTS and isinstance(key, tuple):
-                return agent  # a flood of invented names gets no memory
-            self.agents[key] = agent
-            if not isinstance(key, tuple):
-                connection.exit_stack.callback(self._forget, key)
-            if self.on_agent is not None:
-                try:
-                    self.on_agent(agent)
-                except Exception as exc:  # noqa: BLE001 - a hook never fails a call
-                    _log.warning("on_agent hook failed: %s", error_message(exc))
+        if agent is not None:
+            if key in self._modern:  # now the most recently used
+                del self._modern[key]
+                self._modern[key] = None
+            return agent
+        if isinstance(key, tuple):
+            self._make_room()
+        agent = Agent(name)
+        self.agents[key] = agent
+        if isinstance(key, tuple):
+            self._modern[key] = None
+        else:
+            connection.exit_stack.callback(self._forget, key)
+        # Every agent, remembered or not, goes through the hook: what it
+        # restricts is what the client may do.
+        if self.on_agent is not None:
+            try:
+                self.on_agent(agent)
+            except Exception as exc:  # noqa: BLE001 - a hook never fails a call
+                _log.warning("on_agent hook failed: %s", error_message(exc))
         return agent
 
+    def _make_room(self) -> None:
+        """Forget the least recently used idle 2026-07-28 agent, if at the cap.
+
+        A forgotten client that comes back gets a new agent, through
+        ``on_agent`` again. When every remembered agent has a call running,
+        a new client is refused rather than let any of them go.
+        """
+        if len(self._modern) < _MAX_MODERN_AGENTS:
+            return
+        for key in self._modern:
+            if self._busy.get(self.agents[key], 0) == 0:
+                self._forget(key)
+                return
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(
+            -32000,
+            f"this server is busy with {len(self._modern)} clients; retry later",
+        )
+
     def _forget(self, key: object) -> None:
+        self._modern.pop(key, None)
         agent = self.agents.pop(key, None)
         if agent is not None:
             self.registry.dispose_scope(agent)
@@ -222,6 +257,7 @@ class RegistryAdapter:
             )
         )
         self.calls_in_flight += 1
+        self._busy[agent] = self._busy.get(agent, 0) + 1
         gone = _exchange_ended(ctx)
         try:
             if gone is not None:
@@ -251,6 +287,9 @@ class RegistryAdapter:
             raise
         finally:
             self.calls_in_flight -= 1
+            left = self._busy.pop(agent) - 1
+            if left:
+                self._busy[agent] = left
         await talk.drain()  # its progress and lines before its result
         definition = self.registry.get(params.name, agent)
         output = getattr(definition, "output_schema", None)
