@@ -25,14 +25,14 @@ import logging
 import secrets
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
 from dsh_nb.mcp.talk import LogLevels, McpTalk
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import error_message
-from dsh_nb.tools.runner import VISIBLE, CallRunner, DoorCall
+from dsh_nb.tools.runner import VISIBLE, CallAnswer, CallRunner, DoorCall
 from dsh_nb.tools.running.abort import AbortController, AbortError
 
 if TYPE_CHECKING:
@@ -247,13 +247,15 @@ class RegistryAdapter:
         # lines, questions, samples) through its request.
         talk = McpTalk(ctx, self.levels, served.channel if served else None)
         task = asyncio.ensure_future(
-            self.runner.run(
-                DoorCall(name=params.name, arguments=arguments, wire_id=call_id),
-                agent=agent,
-                door="mcp",
-                signal=controller.signal,
-                offered=VISIBLE,  # a tool this client cannot see is unknown
-                talk=talk,
+            _contained(
+                self.runner.run(
+                    DoorCall(name=params.name, arguments=arguments, wire_id=call_id),
+                    agent=agent,
+                    door="mcp",
+                    signal=controller.signal,
+                    offered=VISIBLE,  # a tool this client cannot see is unknown
+                    talk=talk,
+                )
             )
         )
         self.calls_in_flight += 1
@@ -291,6 +293,8 @@ class RegistryAdapter:
             if left:
                 self._busy[agent] = left
         await talk.drain()  # its progress and lines before its result
+        if isinstance(answer, BaseException):
+            return _interrupted(answer)
         definition = self.registry.get(params.name, agent)
         output = getattr(definition, "output_schema", None)
         return to_call_result(answer.result, output)
@@ -335,6 +339,28 @@ class RegistryAdapter:
 
 
 _TASKS: set[asyncio.Future[Any]] = set()
+
+
+async def _contained(run: Awaitable[CallAnswer]) -> CallAnswer | BaseException:
+    """The runner's answer, or the interrupt a listener raised past it.
+
+    A ``KeyboardInterrupt`` raised in the call's task would leave the event
+    loop and end the kernel or the server; a ``GeneratorExit`` would close
+    the handler's frames. As the task's own frame, this one catches both.
+    """
+    try:
+        return await run
+    except (KeyboardInterrupt, GeneratorExit) as exc:
+        return exc
+
+
+def _interrupted(exc: BaseException) -> types.CallToolResult:
+    from mcp import types
+
+    text = f"Error: the call was interrupted ({type(exc).__name__})"
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], is_error=True
+    )
 
 
 def _exchange_ended(ctx: ServerRequestContext[Any, Any]) -> asyncio.Event | None:

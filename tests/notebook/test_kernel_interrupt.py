@@ -206,11 +206,35 @@ def test_interrupt_settles_a_pending_approval_as_cancelled(
 
 
 @pytest.mark.parametrize("exc", ["KeyboardInterrupt", "GeneratorExit"])
-def test_a_tool_raising_an_interrupt_is_cancelled_not_fatal(
+@pytest.mark.parametrize("kind", ["def", "async def"])
+def test_a_tool_raising_an_interrupt_is_an_error_result_not_fatal(
+    kernel: KernelHarness, exc: str, kind: str
+) -> None:
+    # Its own failure, as SystemExit is (issue 34 §2.2); a real interrupt
+    # reaches a running call as a cancellation.
+    kernel.run(f"%%tool\n{kind} raiser() -> str:\n    raise {exc}\n")
+    reply = kernel.execute("%call raiser {}")
+    assert kernel.is_alive()
+    assert reply.status == "ok", reply.text
+    final = cards(kernel, reply.msg_id)[-1]
+    assert final["status"] == "error"
+    assert final["result"]["content"][0]["text"] == f"Error: {exc}"
+    assert_usable(kernel)
+
+
+@pytest.mark.parametrize("exc", ["KeyboardInterrupt", "GeneratorExit"])
+def test_a_listener_raising_an_interrupt_is_cancelled_not_fatal(
     kernel: KernelHarness, exc: str
 ) -> None:
-    kernel.run(f"%%tool\ndef raiser() -> str:\n    raise {exc}\n")
-    reply = kernel.execute("%call raiser {}")
+    kernel.run("%%tool\ndef heard() -> str:\n    return 'never'\n")
+    kernel.run(
+        f"import dsh_nb\ndef _raise(execution, next_):\n    raise {exc}\n"
+        "_undo_raise = dsh_nb.registry().on_pre_execute(_raise)\n"
+    )
+    try:
+        reply = kernel.execute("%call heard {}")
+    finally:
+        kernel.run("_undo_raise()")
     assert kernel.is_alive()
     assert reply.status == "error" and reply.error is not None
     assert reply.error["ename"] == "CancelledError"

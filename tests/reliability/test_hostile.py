@@ -41,6 +41,7 @@ from dsh_nb.tools import (
     ToolRegistry,
     define_tool,
     text_block,
+    tool,
 )
 
 ARGS_NOT_JSON = "Error: tool execution arguments must be losslessly JSON-serializable"
@@ -257,6 +258,54 @@ async def test_an_exception_group_is_contained() -> None:
     await rig.assert_usable()
 
 
+@pytest.mark.parametrize("fatal", [KeyboardInterrupt, GeneratorExit])
+@pytest.mark.parametrize("kind", ["sync", "async", "thread", "str"])
+async def test_a_tools_own_interrupt_is_an_error_result(
+    fatal: type[BaseException], kind: str
+) -> None:
+    """Raised in a task it would end the kernel or server (issue 34 §2.2)."""
+
+    class Unprintable:
+        def __str__(self) -> str:
+            raise fatal()
+
+    def sync_body(args: Any, execution: Any) -> Any:
+        raise fatal()
+
+    async def async_body(args: Any, execution: Any) -> Any:
+        raise fatal()
+
+    def unprintable() -> object:
+        """A typed tool's return is shown as its str()."""
+        return Unprintable()
+
+    if kind == "str":
+        rig = Rig()
+        rig.registry.register(tool(name="hostile")(unprintable))
+    else:
+        rig = Rig(async_body if kind == "async" else sync_body)
+    if kind == "thread":
+        # The same body on a worker thread: its exception crosses a future.
+        threads = ToolRegistry(sync_tools="thread")
+        threads.register(
+            ToolDefinition(
+                name="hostile", description="", parameters={}, execute=sync_body
+            )
+        )
+        rig.registry.on_execute(
+            lambda ex, next_: (
+                threads.execute(
+                    ToolExecutionInput(call_id=ex.call_id, name="hostile", arguments={})
+                )
+                if ex.name == "hostile"
+                else next_()
+            )
+        )
+    result = await rig.call()
+    assert result.to_json() == error_payload("c1", f"Error: {fatal.__name__}")
+    await rig.assert_usable()
+
+
 @pytest.mark.parametrize(
     "fatal",
     [KeyboardInterrupt, asyncio.CancelledError, GeneratorExit],
@@ -268,6 +317,8 @@ async def test_an_exception_group_is_contained() -> None:
 async def test_kernel_and_task_exceptions_propagate(
     fatal: type[BaseException], where: str
 ) -> None:
+    if where == "tool" and fatal is not asyncio.CancelledError:
+        pytest.skip("a tool's own interrupt is its error result (above)")
     rig = Rig(lambda a, e: "fine")
     if where == "tool":
         rig.registry.register(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, cast
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.pipeline.results import (
-    FATAL,
+    BODY_FATAL,
     error_result,
     finalize,
     freeze_if_json,
@@ -109,7 +109,7 @@ class CallState:
             out = tool.execute(ex.arguments, ex)
             if hasattr(out, "__await__"):
                 return self.settle_async(out)
-        except FATAL:
+        except BODY_FATAL:
             ex._open_wrappers()
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
@@ -124,7 +124,7 @@ class CallState:
         call_id = ex.call_id
         try:
             out = await pending
-        except FATAL:
+        except BODY_FATAL:
             raise
         except worker.Abandoned as exc:
             self.body_running = True

@@ -23,6 +23,7 @@ from dsh_nb.tools.values.execution import ToolExecutionResult, text_result
 
 __all__ = [
     "ARGS_NOT_JSON",
+    "BODY_FATAL",
     "FATAL",
     "RESULT_NOT_JSON",
     "denial",
@@ -41,6 +42,15 @@ ARGS_NOT_JSON: Final = (
 RESULT_NOT_JSON: Final = "Error: tool result must be losslessly JSON-serializable"
 FATAL: Final = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
 """Raised values that must reach the kernel or the task, never a result."""
+BODY_FATAL: Final = (asyncio.CancelledError,)
+"""What a tool body (or its return value) may raise past its result.
+
+A body's own ``KeyboardInterrupt`` or ``GeneratorExit`` is its failure, as
+``SystemExit`` is: raised in a task, it would leave the event loop and end
+the kernel or the server. A real interrupt reaches a running call as a
+cancellation (the notebook's interrupt watch, ``asyncio.run``'s handler,
+the servers' signal handlers); only that stops the call without a result.
+"""
 
 
 def _raised_message(exc: BaseException) -> str:
@@ -155,7 +165,7 @@ def settle(call_id: str, out: object) -> tuple[ToolExecutionResult, bool]:
         return frozen, True
     try:
         result = normalize(call_id, out)
-    except FATAL:
+    except BODY_FATAL:
         raise
     except BaseException as exc:  # noqa: BLE001 - a hostile return value
         result = error_result(call_id, exc)

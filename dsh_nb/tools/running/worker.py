@@ -235,7 +235,15 @@ async def run_sync(
     running = body.running = asyncio.wrap_future(job, loop=loop)
     undo = signal.add_callback(body.abandon) if signal is not None else None
     try:
-        out = await running
+        # Not ``await running``: a GeneratorExit the body raised would be
+        # thrown into the task, which closes every frame above this one
+        # instead of raising there; read from the future, it is a failure.
+        try:
+            await asyncio.wait({running})
+        except asyncio.CancelledError:
+            running.cancel()
+            raise
+        out = running.result()
     except asyncio.CancelledError as exc:
         if body.gave_up is not None:
             raise body.gave_up from None
