@@ -23,7 +23,6 @@ the journal records the outcome exactly as the notebook's does.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -31,6 +30,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.mcp.question import question
 from dsh_nb.tools import Disposer
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.pipeline.approval import OUTCOMES, ApprovalService
@@ -61,7 +61,6 @@ HEADLESS: Final[Mapping[str, ApprovalOutcome]] = {
     "reject": "rejected",
     "allow": "allowed-once",
 }
-_ARGS_SHOWN: Final = 600
 _ACTIONS: Final[Mapping[str, ApprovalOutcome]] = {
     "accept": "allowed-once",
     "decline": "rejected",
@@ -123,22 +122,6 @@ def can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     )
 
 
-def _message(request: ApprovalRequest, arguments: object) -> str:
-    lines = [f'Allow the tool "{request.tool_name}" to run once?']
-    if request.reason:
-        lines.append(f"Why this is asked: {request.reason}")
-    try:
-        shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        shown = None
-    if shown is not None:
-        if len(shown) > _ARGS_SHOWN:
-            shown = shown[:_ARGS_SHOWN] + "…"
-        lines.append(f"Arguments: {shown}")
-    lines.append("Accept to run it, decline to refuse.")
-    return "\n".join(lines)
-
-
 def answer_by_elicitation(
     headless: ApprovalOutcome = "unavailable",
 ) -> Callable[[ApprovalRequest, Callable[[], Awaitable[object]]], Any]:
@@ -151,14 +134,14 @@ def answer_by_elicitation(
     ) -> ApprovalOutcome:
         call = _CALL.get()
         if call is not None and call.channel is not None:
-            outcome = await call.channel.ask(_message(request, call.arguments))
+            outcome = await call.channel.ask(question(request, call.arguments))
             return outcome if outcome in OUTCOMES else "unavailable"
         if call is None or not can_elicit(call.ctx):
             return headless
         ctx = call.ctx
         try:
             result = await ctx.session.elicit_form(
-                _message(request, call.arguments),
+                question(request, call.arguments),
                 {"type": "object", "properties": {}},
                 related_request_id=ctx.request_id,
             )
