@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import stat
 import sys
@@ -82,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
         "load balancer",
     )
     parser.add_argument(
+        "--session-idle",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="HTTP: end a client's session after this long without a request "
+        "(default: 3600, as %%tools serve); the client then starts a new one",
+    )
+    parser.add_argument(
         "--token-file",
         metavar="FILE",
         help="HTTP: read the bearer token from FILE (default: a random one)",
@@ -132,6 +141,7 @@ def _check(args: argparse.Namespace) -> None:
         "--allow-remote": args.allow_remote,
         "--allowed-host": args.allowed_host,
         "--name": args.name,
+        "--session-idle": args.session_idle is not None,
     }
     if not args.http:
         given = [flag for flag, value in http_only.items() if value]
@@ -143,6 +153,11 @@ def _check(args: argparse.Namespace) -> None:
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be in 0..65535, not {args.port}")
+    idle = args.session_idle
+    if idle is not None and not (math.isfinite(idle) and idle > 0):
+        raise UsageError(f"--session-idle must be a positive number, not {idle}")
+    if idle is not None and args.stateless:
+        raise UsageError("--session-idle needs sessions; --stateless keeps none")
     if not _is_loopback(args.host) and not args.allow_remote:
         raise UsageError(
             f"--host {args.host} is not a loopback address; add --allow-remote to "
@@ -218,6 +233,7 @@ def _run_http(
         stateless=args.stateless,
         name=args.name or short_name(args.target),
         allowed_hosts=tuple(args.allowed_host),
+        **({} if args.session_idle is None else {"session_idle_s": args.session_idle}),
     )
 
     def ready(url: str, token_file: str | None) -> None:

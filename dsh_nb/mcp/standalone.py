@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp.elicit import declares_elicitation, serving
 from dsh_nb.mcp.rounds import Channel, Rounds
+from dsh_nb.mcp.server import SESSION_IDLE_S
 from dsh_nb.tools.audit.secrets import add_secret
 
 if TYPE_CHECKING:
@@ -163,6 +164,9 @@ class HttpOptions:
     stateless: bool = False
     name: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    #: A session idle this long ends (the kernel's server does the same);
+    #: a stateless server keeps no session.
+    session_idle_s: float = SESSION_IDLE_S
 
 
 def _security(options: HttpOptions, port: int) -> Any:
@@ -222,7 +226,7 @@ async def serve_http(
             token=options.token,
             host=options.host,
             security=_security(options, port),
-            session_idle_timeout=None,
+            session_idle_timeout=None if options.stateless else options.session_idle_s,
             stateless=options.stateless,
             backlog=2048,
             # Longer than a proxy keeps idle upstream connections (nginx: 60
