@@ -169,12 +169,14 @@ def _run(args: argparse.Namespace) -> int:
     from dsh_nb.mcp.elicit import mount_approvals
     from dsh_nb.mcp.journalfile import JournalFile
     from dsh_nb.mcp.standalone import StandaloneAdapter
+    from dsh_nb.mcp.stdiowire import divert_stdout
     from dsh_nb.mcp.target import TargetError, load_target
 
     token = read_token_file(args.token_file) if args.token_file else None
+    # On stdio, stdout is the protocol: fd 1 goes to stderr before the
+    # module is imported, and the protocol keeps the pipe to itself.
+    wire = None if args.http else divert_stdout()
     try:
-        # On stdio, stdout is the protocol: what the module prints as it is
-        # imported goes to stderr (the SDK diverts it while serving).
         with contextlib.redirect_stdout(sys.stdout if args.http else sys.stderr):
             target = load_target(args.target)
     except TargetError as exc:
@@ -202,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            asyncio.run(serve_stdio(adapter))
+            asyncio.run(serve_stdio(adapter, wire))
             return 0
         return _run_http(args, adapter, token, f"{count} {noun}")
     finally:

@@ -138,17 +138,22 @@ class StandaloneAdapter(RegistryAdapter):
         return await self.rounds.call(ctx, params, self.agent_for(ctx), start)
 
 
-async def serve_stdio(adapter: StandaloneAdapter) -> None:
+async def serve_stdio(adapter: StandaloneAdapter, wire: int | None = None) -> None:
     """Serve one client on stdin/stdout until it closes them.
 
-    The SDK moves the process's own stdout out of the way (to stderr)
-    while it serves, so a tool that prints cannot corrupt the protocol.
+    ``wire`` is the client's pipe when fd 1 was diverted already
+    (:mod:`dsh_nb.mcp.stdiowire`); otherwise the SDK moves the process's own
+    stdout out of the way (to stderr) while it serves. Either way a tool
+    that prints cannot corrupt the protocol.
     """
     from mcp.server.stdio import stdio_server
 
+    from dsh_nb.mcp.stdiowire import wire_stream
+
     server = adapter.build(asyncio.get_running_loop())
+    stdout = wire_stream(wire) if wire is not None else None
     try:
-        async with stdio_server() as (read, write):
+        async with stdio_server(stdout=stdout) as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
         adapter.close()
