@@ -29,6 +29,14 @@ from dsh_nb.tools.registry import ToolRegistry
 __all__ = ["Target", "TargetError", "load_target", "module_file", "short_name"]
 
 
+_PRIVATE_PREFIX = "_dsh_nb_served_"
+
+
+def _shown(module: ModuleType) -> str:
+    """The module's name as the person gave it (a file's stem)."""
+    return module.__name__.removeprefix(_PRIVATE_PREFIX)
+
+
 class TargetError(ValueError):
     """``MODULE[:ATTR]`` names nothing that can be served."""
 
@@ -60,7 +68,9 @@ def _import_file(path: Path) -> ModuleType:
         # Last, not first: a sibling named like a package (``mcp.py``) must
         # not shadow what the server itself imports.
         sys.path.append(folder)
-    name = path.stem
+    # A private name: a file called email.py, json.py or mcp.py must not
+    # take the place of the module the server itself imports by that name.
+    name = _PRIVATE_PREFIX + "".join(c if c.isalnum() else "_" for c in path.stem)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise TargetError(f"{str(path)!r} cannot be imported as a Python module")
@@ -108,11 +118,11 @@ def _collect(module: ModuleType) -> ToolRegistry:
             registry.register(value)
         except Exception as exc:  # noqa: BLE001 - named, with the attribute
             raise TargetError(
-                f"{module.__name__}.{attr}: {error_message(exc)}"
+                f"{_shown(module)}.{attr}: {error_message(exc)}"
             ) from None
     if not seen:
         raise TargetError(
-            f"module {module.__name__!r} has no @tool functions and no "
+            f"module {_shown(module)!r} has no @tool functions and no "
             "ToolRegistry named 'registry'; decorate functions with "
             "dsh_nb.tool, or name the registry as MODULE:ATTR"
         )
@@ -128,7 +138,7 @@ def _resolve(module: ModuleType, attr: str, spec: str) -> object:
             value = getattr(value, part)
         except AttributeError:
             raise TargetError(
-                f"{spec!r}: module {module.__name__!r} has no attribute {attr!r}"
+                f"{spec!r}: module {_shown(module)!r} has no attribute {attr!r}"
             ) from None
     return value
 
