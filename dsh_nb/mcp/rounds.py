@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -32,11 +33,17 @@ if TYPE_CHECKING:
     from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.pipeline.approval import ApprovalOutcome
 
-__all__ = ["ROUND_TIMEOUT_S", "Channel", "Rounds"]
+__all__ = ["MAX_HELD", "MAX_HELD_PER_CLIENT", "ROUND_TIMEOUT_S", "Channel", "Rounds"]
+
+_log = logging.getLogger(__name__)
 
 ROUND_TIMEOUT_S: Final = 600.0
 _APPROVAL: Final = "approval"
 _EMPTY_FORM: Final[dict[str, Any]] = {"type": "object", "properties": {}}
+#: Calls that may wait for an input round, per client and in all: a client
+#: that asks without answering gets denials past these, not more memory.
+MAX_HELD_PER_CLIENT: Final = 16
+MAX_HELD: Final = 256
 _ACTIONS: Final = {
     "accept": "allowed-once",
     "decline": "rejected",
@@ -152,19 +159,39 @@ class Rounds:
             held = found
             answers = params.input_responses or {}
             held.channel.answer(answers.get(held.channel.key))
-        asking = asyncio.ensure_future(held.channel.question())
-        racing: set[asyncio.Future[Any]] = {held.call, asking}
-        try:
-            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            # The client went away mid-round: the call ends with it.
-            asking.cancel()
-            held.call.cancel()
-            raise
-        if held.call.done():
-            asking.cancel()
-            return held.call.result()
-        return self._hold(held, *asking.result())
+        while True:
+            asking = asyncio.ensure_future(held.channel.question())
+            racing: set[asyncio.Future[Any]] = {held.call, asking}
+            try:
+                await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:
+                # The client went away mid-round: the call ends with it.
+                asking.cancel()
+                held.call.cancel()
+                raise
+            if held.call.done():
+                asking.cancel()
+                return held.call.result()
+            if self._room_for(agent):
+                return self._hold(held, *asking.result())
+            # Too many calls wait already: no answer, so an approval is
+            # denied (unavailable) and a question declined; nothing is held.
+            held.channel.answer(None)
+
+    def _room_for(self, agent: Agent) -> bool:
+        """Whether one more call of ``agent`` may wait for an input round."""
+        if len(self._held) >= MAX_HELD:
+            _log.warning("%d calls wait for an input round; one more denied", MAX_HELD)
+            return False
+        mine = sum(1 for held in self._held.values() if held.agent is agent)
+        if mine >= MAX_HELD_PER_CLIENT:
+            _log.warning(
+                "%d calls of client %r wait for an input round; one more denied",
+                mine,
+                agent.name,
+            )
+            return False
+        return True
 
     def _take(self, state: str, agent: Agent, name: str) -> _Held | None:
         held = self._held.get(state)
