@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Final
 
 from dsh_nb.tools.audit.journalfile import read_objects
+from dsh_nb.tools.audit.privatefile import open_private
 
 __all__ = [
     "FORMAT",
@@ -91,7 +92,9 @@ class Recorder:
 
     def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
         self.path = os.fspath(path)
-        self._file: IO[str] | None = open(self.path, "w", encoding="utf-8")
+        # Prompts and tool results: a private file, as a journal is.
+        fd = open_private(self.path, append=False)
+        self._file: IO[str] | None = open(fd, "w", encoding="utf-8")
         self._write({"type": "start", "format": FORMAT, **header})
 
     def _write(self, obj: Mapping[str, Any]) -> None:

@@ -18,8 +18,11 @@ exactly the events the notebook journals (the core writes them).
 Every event is one ``write`` of one whole line on a file opened for
 appending, so it is on disk when the next event happens, a crash loses
 nothing already written, and two processes appending to one file never
-interleave inside a line. The file is created readable by its owner only:
-it holds every argument and result, with every registered secret redacted.
+interleave inside a line. The file is private
+(:mod:`dsh_nb.tools.audit.privatefile`): created readable by its owner
+only, as it holds every argument and result (every registered secret
+redacted); a link, a FIFO, another user's file or one others may read is
+refused.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.tools.audit.privatefile import open_private
 from dsh_nb.tools.audit.secrets import redact
 from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.surrogates import escape_tree
@@ -47,14 +51,8 @@ class JournalFile:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
-        try:
-            self._fd: int | None = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
-        except OSError as exc:
-            raise OSError(
-                exc.errno, f"cannot open the journal {self.path!r}: {exc.strerror}"
-            ) from None
+        # A private file, as the token file is: no link followed, 0600.
+        self._fd: int | None = open_private(self.path, append=True)
         self._lock = threading.Lock()
         self.lines = 0
 

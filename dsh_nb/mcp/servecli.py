@@ -187,7 +187,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         journal = JournalFile(args.journal) if args.journal else None
     except OSError as exc:
-        raise UsageError(str(exc.strerror)) from None
+        raise UsageError(f"--journal: {exc.strerror or exc}") from None
     adapter = StandaloneAdapter(
         registry,
         spec=args.target,

@@ -188,6 +188,7 @@ async def test_the_journal_holds_the_events_the_core_journals(
     ]
     log = tmp_path / "calls.jsonl"
     log.write_text("")  # appended to, never truncated
+    log.chmod(0o600)  # a journal others may read is refused
     _, on_elicit = answers("accept")
     argv = serve_argv(str(TOOLS), "--stdio", "--journal", str(log))
     async with stdio(argv, runtime, elicit=on_elicit) as c:
