@@ -101,13 +101,17 @@ class EvalReport:
         return {name: rates(group) for name, group in sorted(groups.items())}
 
     def failures(self, variant: str | None = None) -> list[TrialResult]:
-        """The trials that did not pass (request errors included)."""
-        return [t for t in self._select(variant) if not t.passed]
+        """The trials that did not pass, and those ending in a request error."""
+        return [t for t in self._select(variant) if t.state != "passed"]
 
     @property
     def errors(self) -> int:
-        """Trials whose first model request failed (left out of the rates)."""
-        return sum(not t.answered for t in self.trials)
+        """Trials that ended in a failed model request (state ``"error"``).
+
+        Those whose first request failed measured nothing and are left
+        out of the rates; a later failure keeps what the first step showed.
+        """
+        return sum(t.error is not None for t in self.trials)
 
     def totals(self, variant: str | None = None) -> dict[str, float]:
         """Steps, latency (seconds) and tokens: means, p50/p95 and sums."""
@@ -116,7 +120,7 @@ class EvalReport:
         steps = [t.steps for t in trials] or [0]
         return {
             "trials": len(trials),
-            "errors": sum(not t.answered for t in trials),
+            "errors": sum(t.error is not None for t in trials),
             "steps_mean": statistics.fmean(steps),
             "latency_mean": statistics.fmean(latencies),
             "latency_p50": latencies[len(latencies) // 2],
@@ -264,7 +268,12 @@ class EvalReport:
             for metric, rate in summary.items():
                 lines.append(f"{prefix}{metric}: {rate}")
         if self.errors:
-            lines.append(f"request errors: {self.errors} (left out of the rates)")
+            lines.append(
+                f"request errors: {self.errors} of {len(self.trials)} trials "
+                "(a trial whose first request failed is left out of the rates)"
+            )
+        if self.meta.get("stopped"):
+            lines.append(str(self.meta["stopped"]))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

@@ -33,6 +33,7 @@ _CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
 # A name may be long (a tool, a variant): it wraps rather than widen the table.
 _NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
 _MUTED: Final = "opacity:.7"
+_RED: Final = "color:var(--jp-error-color1,#d32f2f)"
 
 
 def _cut(text: str, limit: int = _MAX_TEXT) -> str:
@@ -82,12 +83,12 @@ def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> s
 
 def failure_reason(trial: TrialResult, info: CaseInfo | None) -> str:
     """One line on why a trial failed, from its verdict and first step."""
-    if not trial.answered:
-        return f"the model request failed: {trial.error or 'unknown error'}"
+    if not trial.answered or (trial.error is not None and trial.passed):
+        return (trial.error or "the model request failed").removeprefix("Error: ")
     if trial.conversation is not None:  # where the conversation went wrong
         broken = trial.conversation.get("broken") or {}
         if trial.error is not None and not broken:
-            return f"a model request failed: {trial.error}"
+            return trial.error.removeprefix("Error: ")
         where = f"turn {broken.get('turn')}" if broken.get("turn") else "the end"
         return f"{where}: {broken.get('expect')}: {broken.get('why')}"
     first = trial.first_step()
@@ -198,10 +199,12 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
     if trial.variant is not None:
         where += f" · {trial.variant}"
     reason = failure_reason(trial, info)
+    red = f" style='{_RED}'" if trial.error is not None else ""
     parts = [
         "<details class='dsh-EvalFailure' style='margin:2px 0'>"
         f"<summary><code>{esc(where)}</code> "
-        f"— {esc(reason)}</summary><div style='margin:4px 0 8px 16px'>"
+        f"— <span{red}>{esc(reason)}</span></summary>"
+        "<div style='margin:4px 0 8px 16px'>"
     ]
     if info is not None:
         parts.append(
@@ -209,8 +212,9 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
             f"{esc(_cut(info.prompt))}</span></div>"
             f"<div><b>expected:</b> <code>{esc(_cut(info.expect))}</code></div>"
         )
-    if trial.error is not None:
-        parts.append(f"<div><b>error:</b> {esc(_cut(trial.error))}</div>")
+    if trial.error is not None and trial.error.removeprefix("Error: ") != reason:
+        bare = trial.error.removeprefix("Error: ")
+        parts.append(f"<div style='{_RED}'><b>error:</b> {esc(_cut(bare))}</div>")
     parts.append(
         "<div style='margin-top:4px'><b>conversation</b></div>"
         + _conversation(trial.messages)
@@ -224,6 +228,25 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
             )
     parts.append("</div></details>")
     return "".join(parts)
+
+
+def _errors(report: EvalReport) -> str:
+    """The request errors, in red: a failed run must not look like success."""
+    failed = [t for t in report.trials if t.error is not None]
+    lines = []
+    if failed:
+        first = (failed[0].error or "").removeprefix("Error: ")
+        lines.append(
+            f"{len(failed):,} of {len(report.trials):,} trials ended in a request "
+            f"error (those with no answer are left out of the rates): {_cut(first)}"
+        )
+    if report.meta.get("stopped"):
+        lines.append(str(report.meta["stopped"]))
+    return "".join(
+        f"<div class='dsh-EvalErrors' style='{_RED};font-weight:bold;"
+        f"margin-bottom:4px'>{esc(line)}</div>"
+        for line in lines
+    )
 
 
 def report_html(report: EvalReport) -> str:
@@ -242,11 +265,10 @@ def report_html(report: EvalReport) -> str:
     if meta.get("interrupted"):
         facts.append("interrupted: only the trials done")
     facts.append(f"latency p50 {totals['latency_p50']:.2f} s")
-    if report.errors:
-        facts.append(f"{report.errors} request errors (left out of the rates)")
     parts = [
         "<div class='dsh-EvalReport' style='font-size:13px'>",
         f"<div style='{_MUTED};margin-bottom:4px'>{esc(' · '.join(facts))}</div>",
+        _errors(report),
     ]
     if report.variants and len(report.variants) > 1:
         rows = list(report.by_variant().items())

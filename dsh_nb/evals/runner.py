@@ -33,6 +33,7 @@ from dsh_nb.evals.report import CaseInfo, EvalReport
 from dsh_nb.evals.trial import TrialResult, measure
 from dsh_nb.models.chat import PROVIDERS, Chat
 from dsh_nb.models.view import ChatView
+from dsh_nb.tools.audit.secrets import add_secret
 from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import run_together
@@ -164,6 +165,7 @@ async def run_eval(
     replay: str | None = None,
     variants: Mapping[str, ToolRegistry] | None = None,
     progress: bool | EvalProgress = True,
+    max_request_errors: int = 5,
 ) -> EvalReport:
     """Run every case ``trials`` times and grade each trial from its journal.
 
@@ -189,6 +191,10 @@ async def run_eval(
     progress
         True for a text progress line on stderr, False for none, or an
         :class:`~dsh_nb.evals.progress.EvalProgress`.
+    max_request_errors
+        Stop after this many trials in a row ended in a failed model
+        request (a wrong ``base_url``, a bad key): the report keeps the
+        trials done, and ``report.meta["stopped"]`` says why.
 
     Returns
     -------
@@ -200,6 +206,10 @@ async def run_eval(
     if not isinstance(model, str) or not model:
         raise ValueError("run_eval needs model='NAME' (the model the endpoint knows)")
     _check_options(provider, trials, concurrency, execute, max_steps)
+    if type(max_request_errors) is not int or max_request_errors < 1:
+        raise ValueError(
+            f"max_request_errors must be a positive int, not {max_request_errors!r}"
+        )
     if record is not None and replay is not None:
         raise ValueError("pass record= or replay=, not both")
     ids = _case_ids(cases)
@@ -226,6 +236,9 @@ async def run_eval(
         from dsh_nb.models.chat import make_client
 
         client = make_client(provider, None, None)
+    # The trials talk to a wrapper, so Chat cannot see the key: register it
+    # here, or an error body quoting it reaches the report (and the file).
+    add_secret(getattr(client, "api_key", None))
     sink = _sink(progress)
     opened: list[TrialCalls] = []
     try:
@@ -256,6 +269,7 @@ async def run_eval(
                 },
             )
         run = _Run(model, client, provider, max_steps, recorder, recording, sink)
+        run.max_errors = max_request_errors
         sink.start(len(jobs))
         interrupted = True
         try:
@@ -279,6 +293,7 @@ async def run_eval(
             "maxSteps": max_steps,
             "trials": trials,
             "replayed": replay is not None,
+            **({"stopped": sink.stopped} if sink.stopped else {}),
         },
     )
 
@@ -331,18 +346,32 @@ class _Run:
         self.recorder = recorder
         self.recording = recording
         self.sink = sink
+        self.max_errors = 5
+        self._in_a_row = 0
 
     async def all(self, jobs: list[_Job], concurrency: int) -> None:
         queue = iter(jobs)
 
         async def worker() -> None:
             for job in queue:  # one shared iterator: each job runs once
+                if self.sink.stopped:
+                    return
                 result = await self.one(job)
                 self.sink.trial(result)
                 if self.recorder is not None:
                     self.recorder.verdict(_without_messages(result))
+                self._count(result)
 
         await run_together(worker() for _ in range(min(concurrency, len(jobs))))
+
+    def _count(self, result: TrialResult) -> None:
+        """Stop taking trials after ``max_errors`` request errors in a row."""
+        self._in_a_row = self._in_a_row + 1 if result.error is not None else 0
+        if self._in_a_row >= self.max_errors and not self.sink.stopped:
+            self.sink.stopped = (
+                f"stopped after {self._in_a_row} request errors in a row; "
+                f"the last: {_bare(result.error or '')}"
+            )
 
     async def one(self, job: _Job) -> TrialResult:
         case = job.case
@@ -400,6 +429,11 @@ class _Run:
             answered=not (error is not None and reply.steps == 1),
             messages=chat.messages,
         )
+
+
+def _bare(error: str) -> str:
+    """An error text without its ``Error: `` lead, to quote it once."""
+    return error.removeprefix("Error: ")
 
 
 def _without_messages(result: TrialResult) -> dict[str, Any]:

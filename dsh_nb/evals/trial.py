@@ -15,7 +15,10 @@ harness's chat view (the log is append-only, so positions never move).
 - ``args_correct``: the first step's arguments match the expectation, and
   the pipeline accepted them (refused arguments are never correct);
 - ``recovered``: None unless the first step had refused arguments; then
-  whether the calls the pipeline accepted, over every step, match;
+  whether a later step of the trial made calls the pipeline accepted, and
+  the accepted calls of every step match the expectation (so with
+  ``max_steps=1`` nothing recovers, and a case that expects no call never
+  does: its model already called);
 - ``passed``: ``selected and args_correct``.
 """
 
@@ -111,6 +114,17 @@ class TrialResult:
     #: A conversation's turns: ``{"turns", "stepsPerTurn", "broken"}``,
     #: ``broken`` being where it went wrong (see ``evals.conversation``).
     conversation: Mapping[str, Any] | None = None
+
+    @property
+    def state(self) -> str:
+        """``"error"`` (a model request failed), ``"passed"`` or ``"failed"``.
+
+        A request error is its own state: it says nothing about the tool,
+        and a resumed run asks again (see :mod:`dsh_nb.evals.recording`).
+        """
+        if self.error is not None:
+            return "error"
+        return "passed" if self.passed else "failed"
 
     def first_step(self) -> tuple[CallRecord, ...]:
         """The calls the model made in answer to the first request."""
@@ -249,7 +263,8 @@ def measure(
     recovered: bool | None = None
     if not valid:
         accepted = [c for c in calls if not c.refused]
-        recovered = bool(grade(expect, _actual(accepted)).args_correct)
+        later = any(c.step > 1 for c in accepted)
+        recovered = later and bool(grade(expect, _actual(accepted)).args_correct)
     return TrialResult(
         case_id=case_id,
         trial=trial,
