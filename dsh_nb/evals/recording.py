@@ -14,6 +14,15 @@ parsed live. A request that differs from the recorded one (a tool's
 description was edited since, another model) cannot be answered
 faithfully; the run stops with a :class:`ReplayError` naming the trial.
 
+What "the same request" means is :func:`match_key`: the request body as
+the adapter built it, in canonical JSON, less what cannot change the
+model's answer and differs between where a run happens. Today that is the
+approval-policy marker (``<approval-policy value="ask"/>``) a kernel's
+registry adds to the system prompt and a script's has not: a recording
+made by ``%tool_eval`` replays in a script or CI, and the other way round.
+The ``never`` policy's sentence stays in the key: it tells the model
+something, so a change of it must be recorded again.
+
 No API key or header is recorded: only the request body the adapter built.
 """
 
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +45,8 @@ __all__ = [
     "Recording",
     "ReplayError",
     "TrialClient",
+    "comparable",
+    "match_key",
 ]
 
 FORMAT: Final = "dsh-eval-recording/1"
@@ -58,6 +70,60 @@ class RecordedError(Exception):
         self.message = message
         if status_code is not None:
             self.status_code = status_code
+
+
+_MARKER: Final = re.compile(r'\s*<approval-policy value="[^"<>]*"/>')
+
+
+def _unmarked(text: str) -> str:
+    return _MARKER.sub("", text).strip() if "<approval-policy" in text else text
+
+
+def comparable(request: Any) -> Any:
+    """The request less the approval-policy marker (see the module doc)."""
+    if not isinstance(request, Mapping):
+        return request
+    out = dict(request)
+    system = out.get("system")
+    if isinstance(system, str):
+        out["system"] = _unmarked(system)
+        if not out["system"]:
+            del out["system"]
+    elif isinstance(system, list):
+        blocks = [
+            {**b, "text": _unmarked(b["text"])}
+            if isinstance(b, Mapping) and isinstance(b.get("text"), str)
+            else b
+            for b in system
+        ]
+        blocks = [
+            b for b in blocks if not (isinstance(b, Mapping) and b.get("text") == "")
+        ]
+        if blocks:
+            out["system"] = blocks
+        else:
+            del out["system"]
+    messages = out.get("messages")
+    if isinstance(messages, list):
+        kept = []
+        for message in messages:
+            if (
+                isinstance(message, Mapping)
+                and message.get("role") in ("system", "developer")
+                and isinstance(message.get("content"), str)
+            ):
+                content = _unmarked(message["content"])
+                if not content:
+                    continue
+                message = {**message, "content": content}
+            kept.append(message)
+        out["messages"] = kept
+    return out
+
+
+def match_key(request: Any) -> str:
+    """What a replayed request must equal: :func:`comparable`, canonical."""
+    return canonical(comparable(request))
 
 
 def canonical(value: object) -> str:
@@ -182,7 +248,7 @@ class Recording:
                     int(obj["step"]),
                 )
                 exchanges[key] = _Exchange(
-                    canonical(obj.get("request")),
+                    match_key(obj.get("request")),
                     obj.get("response"),
                     obj.get("error"),
                     float(obj.get("elapsed") or 0.0),
@@ -279,7 +345,7 @@ class TrialClient:
                 "with the same cases, trials and variants"
             )
             raise ReplayError(self.problem)
-        sent = canonical(kwargs)
+        sent = match_key(json.loads(canonical(kwargs)))
         if sent != found.request:
             changed = _difference(json.loads(found.request), json.loads(sent))
             self.problem = (
