@@ -27,6 +27,7 @@ from dsh_nb.evals.case import Case
 from dsh_nb.evals.conversation import ConversationExpect
 from dsh_nb.evals.convrun import run_conversation
 from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
+from dsh_nb.evals.practice import PracticeModel
 from dsh_nb.evals.progress import EvalProgress, TextProgress
 from dsh_nb.evals.recording import Recorder, Recording, ReplayError, TrialClient
 from dsh_nb.evals.report import CaseInfo, EvalReport
@@ -153,7 +154,7 @@ def _jobs(
 async def run_eval(
     cases: Sequence[Case],
     *,
-    model: str,
+    model: str | PracticeModel,
     client: Any = None,
     provider: str = "openai",
     registry: ToolRegistry | None = None,
@@ -176,6 +177,9 @@ async def run_eval(
     model, client, provider
         As for :class:`~dsh_nb.models.Chat`; with no ``client`` one is built
         from the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``).
+        ``model`` may be a :class:`~dsh_nb.evals.PracticeModel` (such as
+        ``oracle(cases)`` or ``noisy(cases, ...)``): a function plays the
+        model, offline, with no key.
     registry
         Where calls run for cases that bring no tools of their own.
     trials, concurrency, max_steps
@@ -203,8 +207,15 @@ async def run_eval(
     """
     if isinstance(cases, Case) or not isinstance(cases, Sequence):
         raise TypeError("cases must be a list of Case")
+    if isinstance(model, PracticeModel):
+        if client is not None:
+            raise ValueError("a practice model is its own client: pass no client=")
+        model, client = model.name, model
     if not isinstance(model, str) or not model:
-        raise ValueError("run_eval needs model='NAME' (the model the endpoint knows)")
+        raise ValueError(
+            "run_eval needs model='NAME' (the model the endpoint knows), or a "
+            "practice model: model=oracle(cases)"
+        )
     _check_options(provider, trials, concurrency, execute, max_steps)
     if type(max_request_errors) is not int or max_request_errors < 1:
         raise ValueError(

@@ -165,3 +165,23 @@ def test_a_script_recording_replays_in_the_kernel(
         timeout=120,
     ).check()
     assert out.stdout.split()[-3:] == [str(n) for n in _counts(report)]
+
+
+def test_a_practice_model_with_variants_and_flags(kernel: KernelHarness) -> None:
+    """No key, no server: a function plays the model in the kernel."""
+    out = kernel.run(
+        "from dsh_nb.evals import oracle\n"
+        "practice = oracle(cases)\n"
+        "regs = {'A': responder.registry(), 'B': responder.registry()}\n"
+        "%tool_eval cases --model practice --variants regs --max-steps 1 "
+        "--execute dry --trials 2 -o vr\n"
+        "print(vr.variants, vr.meta['maxSteps'], vr.meta['model'], "
+        "vr.summary()['passed'].successes, len(vr.trials))",
+        timeout=120,
+    ).check()
+    assert out.stdout.splitlines()[-1] == "('A', 'B') 1 oracle 32 32"
+    bad = kernel.execute("%tool_eval cases --variants nope", check=False)
+    assert bad.content["ename"] == "UsageError"
+    assert "--variants takes the name of a dict" in bad.content["evalue"]
+    bad = kernel.execute("%tool_eval cases --max-steps 0", check=False)
+    assert "--max-steps must be 1 or more" in bad.content["evalue"]
