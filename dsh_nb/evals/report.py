@@ -100,6 +100,19 @@ class EvalReport:
                 groups.setdefault(key, []).append(t)
         return {name: rates(group) for name, group in sorted(groups.items())}
 
+    def by_tag(self, variant: str | None = None) -> dict[str, dict[str, Rate]]:
+        """Tag -> the rates of the trials whose case has it (``Case.tags``).
+
+        A case with several tags counts for each; untagged cases are not
+        counted here.
+        """
+        groups: dict[str, list[TrialResult]] = {}
+        for t in self._select(variant):
+            info = self.cases.get(t.case_id)
+            for tag in sorted(set(info.tags)) if info is not None else ():
+                groups.setdefault(tag, []).append(t)
+        return {tag: rates(group) for tag, group in sorted(groups.items())}
+
     def failures(self, variant: str | None = None) -> list[TrialResult]:
         """The trials that did not pass, and those ending in a request error."""
         return [t for t in self._select(variant) if t.state != "passed"]
@@ -137,26 +150,40 @@ class EvalReport:
         *,
         metric: str = "passed",
         alpha: float = 0.05,
+        names: tuple[str, str] | None = None,
     ) -> Comparison:
         """Compare paired by case: with ``other``, or this run's two variants.
 
-        See :mod:`dsh_nb.evals.compare` for the per-case rule (majority of
+        ``names=("vague", "precise")`` names the two sides (this report,
+        then ``other``) in the verdict; without it a report is named by its
+        one variant or ``meta["label"]``, else "this" and "other". See
+        :mod:`dsh_nb.evals.compare` for the per-case rule (majority of
         trials) and the test (McNemar's exact).
         """
+        if names is not None and not (
+            isinstance(names, tuple)
+            and len(names) == 2
+            and all(isinstance(n, str) and n for n in names)
+            and names[0] != names[1]
+        ):
+            raise ValueError(
+                f"names= takes two different names, ('A', 'B'), not {names!r}"
+            )
         order = {case_id: n for n, case_id in enumerate(self.cases)}
         if other is None:
-            names = self.variants or ()
-            if len(names) != 2:
+            pair = self.variants or ()
+            if len(pair) != 2:
                 raise ValueError(
                     "compare() with no argument compares the two variants of a "
-                    f"variants= run; this report has {len(names)}. Pass another "
+                    f"variants= run; this report has {len(pair)}. Pass another "
                     "report, or compare r.variant('A') with r.variant('B')"
                 )
-            a, b = names
+            a, b = pair
+            shown = pair if names is None else names
             return compare_trials(
-                a,
+                shown[0],
                 self._select(a),
-                b,
+                shown[1],
                 self._select(b),
                 metric=metric,
                 alpha=alpha,
@@ -165,6 +192,8 @@ class EvalReport:
         if not isinstance(other, EvalReport):
             raise TypeError(f"compare() takes an EvalReport, not {other!r}")
         a_name, b_name = self._label("this"), other._label("other")
+        if names is not None:
+            a_name, b_name = names
         if a_name == b_name:
             a_name, b_name = f"{a_name} (this)", f"{b_name} (other)"
         return compare_trials(
@@ -236,9 +265,12 @@ class EvalReport:
             raise ImportError("to_pandas() needs pandas: pip install pandas") from None
         rows = []
         for t in self.trials:
+            info = self.cases.get(t.case_id)
             rows.append(
                 {
                     "case_id": t.case_id,
+                    "tags": list(info.tags) if info is not None else [],
+                    "state": t.state,
                     "trial": t.trial,
                     "variant": t.variant,
                     **{m: getattr(t, m) for m in METRICS},

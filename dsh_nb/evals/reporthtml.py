@@ -25,10 +25,23 @@ from dsh_nb.evals.trial import CallRecord, TrialResult
 if TYPE_CHECKING:
     from dsh_nb.evals.report import EvalReport
 
-__all__ = ["MAX_FAILURES", "failure_reason", "report_html"]
+__all__ = [
+    "MAX_CARDS",
+    "MAX_FAILURES",
+    "MAX_FAILURE_HTML",
+    "MAX_LINES",
+    "failure_reason",
+    "report_html",
+]
 
 MAX_FAILURES: Final = 25
+#: Per failure: conversation lines and call cards drawn, and an HTML budget
+#: (a model flooding parallel calls must not make a report of megabytes).
+MAX_LINES: Final = 40
+MAX_CARDS: Final = 12
+MAX_FAILURE_HTML: Final = 120_000
 _MAX_TEXT: Final = 2000
+_PROMPT_SHOWN: Final = 90
 _CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
 # A name may be long (a tool, a variant): it wraps rather than widen the table.
 _NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
@@ -41,6 +54,7 @@ def _cut(text: str, limit: int = _MAX_TEXT) -> str:
 
 
 def _bar(rate: Rate) -> str:
+    """A rate as a small bar, its value, and its interval below (~100 px)."""
     if rate.n == 0:
         return f"<span style='{_MUTED}'>-</span>"
     width = round(rate.value * 100)
@@ -134,15 +148,22 @@ def _message_lines(message: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def _conversation(messages: Sequence[Mapping[str, Any]]) -> str:
-    rows = []
-    for message in messages:
-        for speaker, text in _message_lines(message):
-            if speaker in ("tool", "result"):
-                speaker = "tool"
-            rows.append(
-                f"<div><b>{esc(speaker)}:</b> "
-                f"<span style='white-space:pre-wrap'>{esc(_cut(text))}</span></div>"
-            )
+    lines = [
+        ("tool" if speaker in ("tool", "result") else speaker, text)
+        for message in messages
+        if isinstance(message, Mapping)
+        for speaker, text in _message_lines(message)
+    ]
+    rows = [
+        f"<div><b>{esc(speaker)}:</b> "
+        f"<span style='white-space:pre-wrap'>{esc(_cut(text))}</span></div>"
+        for speaker, text in lines[:MAX_LINES]
+    ]
+    if len(lines) > MAX_LINES:
+        rows.append(
+            f"<div style='{_MUTED}'>… {len(lines) - MAX_LINES:,} more lines not "
+            "drawn (the trial's messages hold them all)</div>"
+        )
     return "".join(rows) or f"<div style='{_MUTED}'>(no conversation kept)</div>"
 
 
@@ -200,9 +221,14 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
         where += f" · {trial.variant}"
     reason = failure_reason(trial, info)
     red = f" style='{_RED}'" if trial.error is not None else ""
+    asked = ""
+    if info is not None and info.prompt:
+        line = " ".join(info.prompt.split())
+        shown = line if len(line) <= _PROMPT_SHOWN else line[:_PROMPT_SHOWN] + "…"
+        asked = f" <span style='{_MUTED}'>“{esc(shown)}”</span>"
     parts = [
         "<details class='dsh-EvalFailure' style='margin:2px 0'>"
-        f"<summary><code>{esc(where)}</code> "
+        f"<summary><code>{esc(where)}</code>{asked} "
         f"— <span{red}>{esc(reason)}</span></summary>"
         "<div style='margin:4px 0 8px 16px'>"
     ]
@@ -221,10 +247,23 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
     )
     if trial.calls:
         parts.append("<div style='margin-top:4px'><b>calls</b></div>")
-        for index, record in enumerate(trial.calls):
+        size = sum(map(len, parts))
+        drawn = 0
+        for index, record in enumerate(trial.calls[:MAX_CARDS]):
+            card = _card(record, number * 1000 + index)
+            if size + len(card) > MAX_FAILURE_HTML:
+                break
+            size += len(card)
+            drawn += 1
             parts.append(
                 f"<div style='{_MUTED};font-size:85%'>step {record.step}</div>"
-                + _card(record, number * 1000 + index)
+                f"<div style='max-width:100%;overflow-x:auto'>{card}</div>"
+            )
+        if drawn < len(trial.calls):
+            parts.append(
+                f"<div style='{_MUTED}'>… {len(trial.calls) - drawn:,} of "
+                f"{len(trial.calls):,} calls not drawn (the trial's calls "
+                "hold them all)</div>"
             )
     parts.append("</div></details>")
     return "".join(parts)
@@ -266,7 +305,8 @@ def report_html(report: EvalReport) -> str:
         facts.append("interrupted: only the trials done")
     facts.append(f"latency p50 {totals['latency_p50']:.2f} s")
     parts = [
-        "<div class='dsh-EvalReport' style='font-size:13px'>",
+        "<div class='dsh-EvalReport' style='font-size:13px;max-width:100%;"
+        "overflow-wrap:anywhere'>",
         f"<div style='{_MUTED};margin-bottom:4px'>{esc(' · '.join(facts))}</div>",
         _errors(report),
     ]
@@ -285,6 +325,10 @@ def report_html(report: EvalReport) -> str:
     if tool_rows:
         parts.append("<div style='margin-top:8px'><b>by tool</b></div>")
         parts.append(_rates_table(tool_rows, "tool"))
+    tag_rows = list(report.by_tag().items()) if names is None else []
+    if tag_rows:
+        parts.append("<div style='margin-top:8px'><b>by tag</b></div>")
+        parts.append(_rates_table(tag_rows, "tag"))
     if names is not None and len(names) == 2:
         parts.append(f"<p>{esc(report.compare().verdict())}</p>")
     failures = report.failures()
