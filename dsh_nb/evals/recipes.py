@@ -35,7 +35,6 @@ from dsh_nb.evals.expect import (
     ExpectedCall,
     ExpectedCalls,
     Literal,
-    NoCall,
     OneOf,
 )
 from dsh_nb.evals.practice import PracticeModel, PracticeRequest
@@ -54,7 +53,8 @@ def _by_prompt(cases: Sequence[Case]) -> dict[str, Case]:
     for index, case in enumerate(cases):
         if not isinstance(case, Case):
             raise TypeError(f"cases[{index}] is a {type(case).__name__}, not a Case")
-        out.setdefault(case.messages()[2], case)
+        if getattr(case, "turns", None) is None:  # conversations: not answered
+            out.setdefault(case.messages()[2], case)
     return out
 
 
@@ -121,8 +121,8 @@ def expected_calls(case: Case, request: PracticeRequest) -> list[tuple[str, Any]
         return [(c.name, dict(c.arguments)) for c in reference_calls(case)]
     expect = case.expect
     wanted: Sequence[ExpectedCall]
-    if isinstance(expect, NoCall):
-        return []
+    if not isinstance(expect, (ExpectedCall, ExpectedCalls)):
+        return []  # no_call(), or a conversation's checks
     wanted = expect.expected if isinstance(expect, ExpectedCalls) else (expect,)
     schemas = {t["name"]: t.get("parameters") or {} for t in request.tools}
     out = []

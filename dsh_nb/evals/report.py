@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 from dsh_nb.evals.compare import Comparison, compare_trials
 from dsh_nb.evals.passk import PassK, pass_k
@@ -26,6 +26,7 @@ from dsh_nb.evals.trial import TrialResult
 __all__ = ["METRICS", "NO_CALL", "CaseInfo", "EvalReport"]
 
 FORMAT: Final = "dsh-eval-report/1"
+_T = TypeVar("_T")
 
 
 class EvalReport:
@@ -228,34 +229,64 @@ class EvalReport:
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the report as one JSON file."""
+        """Write the report as one JSON file, redacted of registered secrets.
+
+        As ``%tool_log --save`` does: a 401 body quoting the key, or a tool
+        result holding a token, is stored as ``[secret]``.
+        """
+        from dsh_nb.tools.audit.secrets import redact_value
+
+        data = redact_value(self.to_json())
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(self.to_json(), fh, ensure_ascii=False, separators=(",", ":"))
+            json.dump(data, fh, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EvalReport:
+        """Read :meth:`to_json`'s data; a wrong part is one ``ValueError``
+        that says where (``trials[3]: 'passed' must be true or false``)."""
+        from dsh_nb.evals import fields as f
+
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             raise ValueError(f"not a saved evaluation report (format {FORMAT!r})")
-        cases = [CaseInfo.from_json(c) for c in data.get("cases") or ()]
-        return cls(
-            [TrialResult.from_json(t) for t in data.get("trials") or ()],
-            cases={c.id: c for c in cases},
-            variants=data.get("variants"),
-            meta=data.get("meta") or {},
-        )
+        f.check_depth(data, f.MAX_DEPTH + 10)
+        variants = data.get("variants")
+        if variants is not None and not (
+            isinstance(variants, list) and all(isinstance(v, str) for v in variants)
+        ):
+            raise ValueError("'variants' must be a list of strings or null")
+        meta = f.optional_object(data, "meta") or {}
+        cases = [
+            _read(CaseInfo.from_json, item, f"cases[{index}]")
+            for index, item in enumerate(f.list_of_objects(data, "cases"))
+        ]
+        trials = [
+            _read(TrialResult.from_json, item, f"trials[{index}]")
+            for index, item in enumerate(f.list_of_objects(data, "trials"))
+        ]
+        return cls(trials, cases={c.id: c for c in cases}, variants=variants, meta=meta)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> EvalReport:
-        """Read a report :meth:`save` wrote."""
-        with open(path, encoding="utf-8") as fh:
+        """Read a report :meth:`save` wrote; a malformed file is one
+        ``ValueError`` naming it."""
+        import stat
+
+        name = os.fspath(path)
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            raise ValueError(f"{name} is not a regular file; pass a saved report")
+        with open(name, encoding="utf-8") as fh:
             try:
                 data = json.load(fh)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: not JSON ({exc})") from None
+                raise ValueError(f"{name}: not JSON ({exc})") from None
+            except RecursionError:
+                raise ValueError(
+                    f"{name}: not a saved report (nested too deep)"
+                ) from None
         try:
             return cls.from_json(data)
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise ValueError(f"{name}: {exc}") from None
 
     def to_pandas(self) -> Any:
         """One row per trial (needs pandas)."""
@@ -312,3 +343,12 @@ class EvalReport:
         from dsh_nb.evals.reporthtml import report_html
 
         return report_html(self)
+
+
+def _read(
+    read: Callable[[Mapping[str, Any]], _T], item: Mapping[str, Any], where: str
+) -> _T:
+    try:
+        return read(item)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None

@@ -141,9 +141,12 @@ def _message_lines(message: Mapping[str, Any]) -> list[tuple[str, str]]:
                 out.append(("call", shown))
             elif kind == "tool_result":
                 out.append(("result", value_text(block.get("content"))))
-    for call in message.get("tool_calls") or ():
-        function = call.get("function") or {} if isinstance(call, Mapping) else {}
-        out.append(("call", f"{function.get('name')}({function.get('arguments')})"))
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping):
+            shown = f"{function.get('name')}({function.get('arguments')})"
+            out.append(("call", shown))
     return out
 
 
