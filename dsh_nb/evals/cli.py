@@ -8,7 +8,8 @@
 
 ``CASES`` is ``MODULE:ATTR`` (a list of ``Case``, or a function returning
 one) or a BFCL category (``simple_python``: the cases bring their tools).
-``--tools`` names the registry the calls run through, as ``serve`` does.
+``--tools`` names the registry the calls run through, as ``serve`` does,
+or a dict ``{name: ToolRegistry}``: every case then runs under each, paired.
 The summary (each rate with its Wilson 95% interval) goes to stdout, the
 progress to stderr. The exit code is the gate: 0 when the pass rate (over
 every trial; a request error counts as a failure) is at least
@@ -136,12 +137,16 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     if not options["model"]:
         raise UsageProblem("name the model: --model M (or --replay a recording)")
     if args.tools is not None:
-        from dsh_nb.mcp.target import TargetError, load_target
+        variants = _variants(args.tools)
+        if variants is not None:
+            options["variants"] = variants
+        else:
+            from dsh_nb.mcp.target import TargetError, load_target
 
-        try:
-            options["registry"] = load_target(args.tools).registry
-        except TargetError as exc:
-            raise UsageProblem(str(exc)) from None
+            try:
+                options["registry"] = load_target(args.tools).registry
+            except TargetError as exc:
+                raise UsageProblem(str(exc)) from None
     if args.replay is None:
         from dsh_nb.models.chat import make_client
 
@@ -150,6 +155,29 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001 - a missing key or SDK: one line
             raise UsageProblem(f"cannot make the model client: {exc}") from None
     return options
+
+
+def _variants(spec: str) -> dict[str, Any] | None:
+    """``--tools MODULE:ATTR`` naming a dict ``{name: ToolRegistry}``: variants."""
+    from dsh_nb.mcp.target import TargetError, _import
+    from dsh_nb.tools.registry import ToolRegistry
+
+    name, sep, attr = spec.rpartition(":")
+    if not sep or not name or not attr.isidentifier():
+        return None
+    try:
+        value = getattr(_import(name), attr, None)
+    except TargetError as exc:
+        raise UsageProblem(str(exc)) from None
+    if (
+        isinstance(value, dict)
+        and value
+        and all(
+            isinstance(k, str) and isinstance(v, ToolRegistry) for k, v in value.items()
+        )
+    ):
+        return value
+    return None
 
 
 def _summary(report: Any, min_pass: float, rate: float) -> str:

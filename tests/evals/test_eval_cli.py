@@ -207,3 +207,31 @@ def test_a_recording_that_cannot_answer_exits_2(work: Path, recorded: Path) -> N
     )
     assert done.returncode == 2
     assert "differs from the recording in: tools" in done.stderr
+
+
+def test_notebook_10_replays_from_the_command_line(work: Path) -> None:
+    """The notebook's committed recording, its cases and both tool versions."""
+    data = ROOT / "notebooks" / "data"
+    junit = work / "flights.xml"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(work / "blocked"), str(ROOT)]),
+    }
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "dsh_nb", "eval", "flights:cases"),
+            *("--tools", "flights:variants", "--trials", "3"),
+            *("--replay", "10-flights.jsonl", "--min-pass", "0.5"),
+            *("--junit", str(junit)),
+        ],
+        cwd=data,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[precise] passed: 88% [78%, 94%] (53/60)" in done.stdout
+    assert "PASS: 62.5% of 120 trials passed" in done.stdout
+    suite = ET.parse(junit).getroot()
+    assert (suite.get("tests"), suite.get("failures")) == ("20", "3")
