@@ -185,7 +185,7 @@ async def test_the_approval_marker_does_not_break_replay(
 ) -> None:
     """A kernel's registry has an approval service (its system prompt says
     ``<approval-policy value="ask"/>``); a script's has none."""
-    from dsh_nb.tools.audit.approval import ApprovalService
+    from dsh_nb.tools import ApprovalService
 
     def registry(with_service: bool) -> Any:
         reg = rsp.registry()
