@@ -30,9 +30,8 @@ from dsh_nb.evals.expect import (
     calls,
     no_call,
 )
+from dsh_nb.evals.trustedtool import trusted_tool
 from dsh_nb.tools.definition import ToolDefinition
-from dsh_nb.tools.errors import ToolArgsError
-from dsh_nb.tools.schema.argcheck import mark_check
 
 __all__ = ["CATEGORIES", "load", "reference_calls", "tool_schema", "wire_name"]
 
@@ -220,59 +219,16 @@ def _tool(
     if found is None:
         parameters = function.get("parameters")
         schema = tool_schema(parameters if isinstance(parameters, Mapping) else {})
-        found = _definition(
+        found = trusted_tool(
             wire_name(function["name"]),
             str(function.get("description", "")) + _PYTHON_HINT,
             schema,
+            _no_body,
         )
         if len(cache) >= _TOOLS_LIMIT:
             cache.clear()
         cache[key] = found
     return found
-
-
-class _LazyCheck:
-    """A tool's argument check, compiled when first used, from a trusted schema.
-
-    The schema is :func:`tool_schema`'s own output, a form this module
-    writes, so jsonschema's meta-schema check (5 ms a tool, most of a
-    load's time) is skipped; and a tool no model called costs nothing.
-    """
-
-    __slots__ = ("_check", "name", "schema")
-
-    def __init__(self, name: str, schema: Mapping[str, Any]) -> None:
-        self.name = name
-        self.schema = schema
-        self._check: Any = None
-
-    def __call__(self, args: object) -> list[str]:
-        check = self._check
-        if check is None:
-            from dsh_nb.tools.schema.spec import compile_json_schema_validator
-
-            check = compile_json_schema_validator(
-                self.schema, tool_name=self.name, trusted=True
-            )
-            self._check = check
-        violations: list[str] = check(args)
-        return violations
-
-
-def _definition(name: str, description: str, schema: dict[str, Any]) -> ToolDefinition:
-    """A body-less tool whose arguments go through the lazy check first."""
-    check = _LazyCheck(name, schema)
-
-    def run(args: Any, execution: Any) -> Any:
-        violations = check(args)
-        if violations:
-            raise ToolArgsError(violations)
-        return _no_body(args)
-
-    mark_check(run, check)  # what the dry run checks arguments with
-    return ToolDefinition(
-        name=name, description=description, parameters=schema, execute=run
-    )
 
 
 def _case(
