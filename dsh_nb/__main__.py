@@ -1,4 +1,4 @@
-"""``python -m dsh_nb demo | serve | mcp-bridge | mcp-config``."""
+"""``python -m dsh_nb demo | serve | eval | mcp-bridge | mcp-config``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ def _main(argv: list[str]) -> int:
         from dsh_nb.mcp.servecli import main as serve
 
         return serve(argv[1:])
+    if command == ["eval"]:
+        from dsh_nb.evals.cli import main as evaluate
+
+        return evaluate(argv[1:])
     if command == ["mcp-bridge"]:
         from dsh_nb.mcp.bridge import main as bridge
 
@@ -24,6 +28,7 @@ def _main(argv: list[str]) -> int:
     if command != ["demo"]:
         print(
             "usage: python -m dsh_nb demo | serve MODULE[:ATTR] [--stdio | --http]"
+            " | eval CASES [--tools MODULE[:ATTR]] [--replay F] [--min-pass RATE]"
             " | mcp-bridge [--kernel NAME | --latest]"
             " | mcp-config [MODULE[:ATTR] | --kernel NAME | --latest]",
             file=sys.stderr,

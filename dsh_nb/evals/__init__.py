@@ -12,6 +12,9 @@ multi-turn categories as conversations graded as BFCL's multi-turn checker.
 A case whose prompt is a list of user turns is a conversation
 (:mod:`dsh_nb.evals.conversation`): tools with state built fresh per trial,
 checks per turn and at the end, and pass^k / pass@k over cases.
+
+A :class:`PracticeModel` lets a Python function play the model, offline
+and with no key; :func:`oracle` and :func:`noisy` are two ready ones.
 """
 
 from __future__ import annotations
@@ -49,7 +52,9 @@ if TYPE_CHECKING:
         one_of,
     )
     from dsh_nb.evals.passk import PassK
+    from dsh_nb.evals.practice import PracticeModel, PracticeRequest
     from dsh_nb.evals.progress import EvalProgress, TextProgress
+    from dsh_nb.evals.recipes import noisy, oracle
     from dsh_nb.evals.recording import ReplayError
     from dsh_nb.evals.report import CaseInfo, EvalReport
     from dsh_nb.evals.runner import run_eval
@@ -73,6 +78,8 @@ __all__ = [
     "Grade",
     "NoCall",
     "PassK",
+    "PracticeModel",
+    "PracticeRequest",
     "Rate",
     "ReplayError",
     "TextProgress",
@@ -86,7 +93,9 @@ __all__ = [
     "grade",
     "maybe",
     "no_call",
+    "noisy",
     "one_of",
+    "oracle",
     "play_turns",
     "run_eval",
     "same_state",
@@ -121,6 +130,10 @@ __getattr__, __dir__ = lazy_face(
         "maybe": "dsh_nb.evals.expect",
         "no_call": "dsh_nb.evals.expect",
         "one_of": "dsh_nb.evals.expect",
+        "PracticeModel": "dsh_nb.evals.practice",
+        "PracticeRequest": "dsh_nb.evals.practice",
+        "noisy": "dsh_nb.evals.recipes",
+        "oracle": "dsh_nb.evals.recipes",
         "EvalProgress": "dsh_nb.evals.progress",
         "TextProgress": "dsh_nb.evals.progress",
         "ReplayError": "dsh_nb.evals.recording",

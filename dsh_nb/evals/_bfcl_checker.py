@@ -105,6 +105,7 @@ class BfclArg:
     """One parameter of one expected BFCL call."""
 
     __slots__ = (
+        "_ready",
         "answer_type",
         "answers",
         "dict_answers",
@@ -145,6 +146,11 @@ class BfclArg:
                 raise ValueError(
                     f"BFCL array item type {items_kind!r} is not supported"
                 )
+        self._ready = False  # the rest is made when first matched: a load
+        # builds thousands of these, a run matches a few
+
+    def _prepare(self) -> None:
+        self._ready = True
         self.answer_type = _first_type(self.answers)
         self.variable_answer = (
             self.answer_type is not None and self.answer_type is not self.expected
@@ -175,6 +181,8 @@ class BfclArg:
             return not self.required and self.optional
         if not self.in_doc:
             return False
+        if not self._ready:
+            self._prepare()
         value = _plain(value)
         if self.kind == "float" and type(value) is int:
             value = float(value)

@@ -30,7 +30,8 @@ from dsh_nb.evals.expect import (
     calls,
     no_call,
 )
-from dsh_nb.tools.definition import ToolDefinition, define_tool
+from dsh_nb.evals.trustedtool import trusted_tool
+from dsh_nb.tools.definition import ToolDefinition
 
 __all__ = ["CATEGORIES", "load", "reference_calls", "tool_schema", "wire_name"]
 
@@ -91,22 +92,32 @@ def load(
         raise ValueError(f"limit must be a non-negative int or None, not {limit!r}")
     folder = _data_folder(data_dir)
     if category in MULTI_TURN:
-        kit = Kit(read=_read, schema=tool_schema, hint=_PYTHON_HINT, prefix=_PREFIX)
+        kit = Kit(read=_objects, schema=tool_schema, hint=_PYTHON_HINT, prefix=_PREFIX)
         return load_multi(category, limit=limit, folder=folder, kit=kit)
-    entries = list(_read(folder / f"{_PREFIX}{category}.json", limit))
+    questions = folder / f"{_PREFIX}{category}.json"
+    entries = list(_read(questions, limit))
     answers: dict[str, Any] = {}
     if not category.endswith("irrelevance"):
-        wanted = {e["id"] for e in entries}
+        wanted = {e["id"] for _, e in entries}
         path = folder / "possible_answer" / f"{_PREFIX}{category}.json"
-        for answer in _read(path, None):
+        for number, answer in _read(path, None):
             if answer["id"] in wanted:
-                answers[answer["id"]] = answer["ground_truth"]
+                truth = answer.get("ground_truth")
+                if not isinstance(truth, list):
+                    raise ValueError(f"{path}:{number}: ground_truth must be a list")
+                answers[answer["id"]] = truth
                 if len(answers) == len(wanted):
                     break
         missing = sorted(wanted - answers.keys())
         if missing:
             raise ValueError(f"{path}: no possible answer for {', '.join(missing[:5])}")
-    return [_case(e, category, answers.get(e["id"]), _TOOLS) for e in entries]
+    out = []
+    for number, entry in entries:
+        try:
+            out.append(_case(entry, category, answers.get(entry["id"]), _TOOLS))
+        except ValueError as exc:
+            raise ValueError(f"{questions}:{number}: {exc}") from None
+    return out
 
 
 def wire_name(name: str) -> str:
@@ -207,13 +218,12 @@ def _tool(
     found = cache.get(key)
     if found is None:
         parameters = function.get("parameters")
-        found = define_tool(
-            name=wire_name(function["name"]),
-            description=str(function.get("description", "")) + _PYTHON_HINT,
-            parameters=tool_schema(
-                parameters if isinstance(parameters, Mapping) else {}
-            ),
-            execute=_no_body,
+        schema = tool_schema(parameters if isinstance(parameters, Mapping) else {})
+        found = trusted_tool(
+            wire_name(function["name"]),
+            str(function.get("description", "")) + _PYTHON_HINT,
+            schema,
+            _no_body,
         )
         if len(cache) >= _TOOLS_LIMIT:
             cache.clear()
@@ -228,8 +238,8 @@ def _case(
     cache: dict[str, ToolDefinition],
 ) -> Case:
     case_id = entry["id"]
-    functions = entry["function"]
     try:
+        functions = entry["function"]
         tools = [_tool(f, cache) for f in functions]
         names = [t.name for t in tools]
         if len(set(names)) != len(names):
@@ -237,9 +247,21 @@ def _case(
         expect = _expectation(category, functions, ground_truth)
         turn = entry["question"][0]
         prompt = [{"role": m["role"], "content": m["content"]} for m in turn]
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise ValueError(f"BFCL case {case_id}: {type(exc).__name__}: {exc}") from None
-    renamed = {wire_name(f["name"]): f["name"] for f in functions if "." in f["name"]}
+        renamed = {
+            wire_name(f["name"]): f["name"] for f in functions if "." in f["name"]
+        }
+    except (
+        AttributeError,
+        IndexError,
+        KeyError,
+        OverflowError,
+        RecursionError,
+        TypeError,
+        ValueError,
+    ) as exc:
+        raise ValueError(
+            f"BFCL case {case_id}: {type(exc).__name__}: {str(exc)[:300]}"
+        ) from None
     return Case(
         prompt,
         expect=expect,
@@ -380,8 +402,16 @@ def _data_folder(data_dir: str | Path | None) -> Path:
     return Path(str(root)) / "data"
 
 
-def _read(path: Path, limit: int | None) -> Iterator[Any]:
-    """One JSON object a line, as BFCL writes its files."""
+def _objects(path: Path, limit: int | None) -> Iterator[dict[str, Any]]:
+    """The objects of :func:`_read`, without their line numbers (any object)."""
+    return (obj for _, obj in _read(path, limit, need_id=False))
+
+
+def _read(
+    path: Path, limit: int | None, *, need_id: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each line, as BFCL writes its files; a line
+    that is not an object with a string ``id`` fails naming the line."""
     if not path.is_file():
         raise FileNotFoundError(f"no BFCL file {str(path)!r}")
     if limit == 0:
@@ -392,9 +422,16 @@ def _read(path: Path, limit: int | None) -> Iterator[Any]:
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
+                obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{number}: not JSON: {exc}") from None
+            except RecursionError:
+                raise ValueError(f"{path}:{number}: nested too deep") from None
+            if not isinstance(obj, dict):
+                raise ValueError(f"{path}:{number}: not an object")
+            if need_id and not isinstance(obj.get("id"), str):
+                raise ValueError(f"{path}:{number}: not an object with a string id")
+            yield number, obj
             count += 1
             if limit is not None and count >= limit:
                 return

@@ -171,8 +171,11 @@ def matcher(value: object) -> ArgMatcher:
     anything else a literal."""
     if isinstance(value, _Matcher):
         return value
-    if isinstance(value, ArgMatcher) and not isinstance(value, type):
-        return value
+    # ArgMatcher's own check, without typing's slow runtime-protocol walk.
+    if not isinstance(value, type) and all(
+        callable(getattr(value, attr, None)) for attr in ("matches", "describe")
+    ):
+        return value  # type: ignore[return-value]
     if callable(value):
         return Predicate(value)
     return Literal(value)

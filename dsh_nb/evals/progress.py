@@ -30,6 +30,10 @@ class EvalProgress:
         self.total = 0
         self.passed = 0
         self.answered = 0
+        #: Trials that ended in a failed model request.
+        self.errors = 0
+        #: Why the run stopped early (too many request errors in a row).
+        self.stopped: str | None = None
 
     def start(self, total: int) -> None:
         """``total`` trials are about to run."""
@@ -38,6 +42,7 @@ class EvalProgress:
     def trial(self, result: TrialResult) -> None:
         """One trial finished (called in the order trials finish)."""
         self.results.append(result)
+        self.errors += result.error is not None
         if result.answered:
             self.answered += 1
             self.passed += result.passed
@@ -52,9 +57,16 @@ class EvalProgress:
         if self.answered:
             rate = wilson(self.passed, self.answered)
             text += f" · passed {rate.value:.0%} [{rate.low:.0%}, {rate.high:.0%}]"
-        failed = done - self.answered
-        if failed:
-            text += f" · {failed} request errors"
+        return text + self.error_text()
+
+    def error_text(self) -> str:
+        """``" · 3 request errors"`` (or ``""``), then why the run stopped."""
+        text = ""
+        if self.errors:
+            plural = "s" if self.errors != 1 else ""
+            text = f" · {self.errors} request error{plural}"
+        if self.stopped:
+            text += f" · {self.stopped}"
         return text
 
 
@@ -84,8 +96,16 @@ class TextProgress(EvalProgress):
         now = time.monotonic()
         if now - self._last >= self.interval and len(self.results) < self.total:
             self._last = now
-            self._write("tool_eval: " + self.line())
+            self._write("tool_eval: " + self._colored())
+
+    def _colored(self) -> str:
+        """The line, with the request errors in red on a terminal."""
+        line = self.line()
+        errors = self.error_text()
+        if not (self._tty and errors):
+            return line
+        return line[: len(line) - len(errors)] + f"\033[31m{errors}\033[0m"
 
     def end(self, *, interrupted: bool) -> None:
         suffix = " (interrupted)" if interrupted else ""
-        self._write("tool_eval: " + self.line() + suffix, final=True)
+        self._write("tool_eval: " + self._colored() + suffix, final=True)

@@ -14,6 +14,8 @@ parsed live. A request that differs from the recorded one (a tool's
 description was edited since, another model) cannot be answered
 faithfully; the run stops with a :class:`ReplayError` naming the trial.
 
+What "the same request" means is :func:`~dsh_nb.evals.matchkey.match_key`.
+
 No API key or header is recorded: only the request body the adapter built.
 """
 
@@ -21,13 +23,22 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import IO, Any, Final
+from collections.abc import Iterable, Mapping
+from typing import IO, Any
 
-from dsh_nb.tools.audit.journalfile import read_objects
-from dsh_nb.tools.audit.privatefile import open_private
+from dsh_nb.evals.matchkey import canonical, match_key
+from dsh_nb.evals.recordfile import (
+    FORMAT,
+    Key,
+    Recording,
+    TrialKey,
+    resumable,
+    trial_order,
+)
+from dsh_nb.tools.audit.privatefile import check_private
+from dsh_nb.tools.audit.secrets import redact_value
 
 __all__ = [
     "FORMAT",
@@ -36,11 +47,10 @@ __all__ = [
     "Recording",
     "ReplayError",
     "TrialClient",
+    "canonical",
+    "match_key",
+    "resumable",
 ]
-
-FORMAT: Final = "dsh-eval-recording/1"
-
-Key = tuple[str | None, str, int, int]  # variant, case id, trial, step
 
 
 class ReplayError(RuntimeError):
@@ -61,22 +71,6 @@ class RecordedError(Exception):
             self.status_code = status_code
 
 
-def canonical(value: object) -> str:
-    """One JSON text per value: how requests are compared and written."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=_plain)
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, (list, tuple, frozenset, set)):
-        return list(value)
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
-    raise TypeError(f"not JSON: {type(value).__name__}")
-
-
 def _response_json(response: object) -> Any:
     to_dict = getattr(response, "to_dict", None)
     if callable(to_dict):
@@ -88,19 +82,49 @@ def _response_json(response: object) -> Any:
 
 
 class Recorder:
-    """Writes a run's recording as it goes; every line is flushed."""
+    """Writes a run's recording as it goes; every line is flushed.
 
-    def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
+    The file is written beside ``path`` and moved over it once the header
+    (and, on a resume, the kept trials of ``resume``) are in, so an
+    existing recording is never half overwritten; it is readable by its
+    owner only (it holds prompts and tool results), and a link at ``path``
+    is replaced, not followed. Every line is redacted of the registered
+    secrets, as ``%tool_log --save`` redacts a session log.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        header: Mapping[str, Any],
+        *,
+        resume: Recording | None = None,
+        kept: Iterable[TrialKey] = (),
+    ) -> None:
         self.path = os.fspath(path)
-        # Prompts and tool results: a private file, as a journal is.
-        fd = open_private(self.path, append=False)
+        # Prompts and tool results: a private file, as a journal is; the
+        # temporary file is created 0600 and moved over what is checked.
+        check_private(self.path)
+        folder = os.path.dirname(os.path.abspath(self.path))
+        fd, temp = tempfile.mkstemp(prefix=".dsh-recording-", dir=folder)
         self._file: IO[str] | None = open(fd, "w", encoding="utf-8")
-        self._write({"type": "start", "format": FORMAT, **header})
+        try:
+            self._write({"type": "start", "format": FORMAT, **header})
+            if resume is not None:
+                for trial in sorted(kept, key=trial_order):
+                    for line in resume.lines.get(trial, ()):
+                        self._write(line)
+                    self.verdict(resume.verdicts[trial])
+            os.replace(temp, self.path)
+        except BaseException:
+            self._file.close()
+            self._file = None
+            os.unlink(temp)
+            raise
 
     def _write(self, obj: Mapping[str, Any]) -> None:
         if self._file is None:
             return
-        self._file.write(canonical(obj) + "\n")
+        self._file.write(canonical(redact_value(obj)) + "\n")
         self._file.flush()
 
     def exchange(
@@ -141,58 +165,6 @@ class Recorder:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Exchange:
-    request: str  # canonical JSON
-    response: Any
-    error: Mapping[str, Any] | None
-    elapsed: float
-
-
-class Recording:
-    """A recording read back: its header and its exchanges by trial step."""
-
-    def __init__(self, header: Mapping[str, Any], exchanges: dict[Key, _Exchange]):
-        self.header = dict(header)
-        self.exchanges = exchanges
-
-    @property
-    def provider(self) -> str:
-        return str(self.header.get("provider", "openai"))
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Recording:
-        """Read ``path``; a file that is not a recording fails naming the line."""
-        header: dict[str, Any] | None = None
-        exchanges: dict[Key, _Exchange] = {}
-        for obj in read_objects(path, what="a line"):
-            kind = obj.get("type")
-            if header is None:
-                if kind != "start" or obj.get("format") != FORMAT:
-                    raise ValueError(
-                        f"{path} is not an evaluation recording "
-                        f"(its first line must be a {FORMAT!r} start line); "
-                        "record one with run_eval(..., record=PATH)"
-                    )
-                header = obj
-            elif kind == "exchange":
-                key: Key = (
-                    obj.get("variant"),
-                    str(obj["case"]),
-                    int(obj["trial"]),
-                    int(obj["step"]),
-                )
-                exchanges[key] = _Exchange(
-                    canonical(obj.get("request")),
-                    obj.get("response"),
-                    obj.get("error"),
-                    float(obj.get("elapsed") or 0.0),
-                )
-        if header is None:
-            raise ValueError(f"{path} is empty; record one with run_eval(record=...)")
-        return cls(header, exchanges)
 
 
 def _difference(recorded: Any, sent: Any) -> str:
@@ -282,7 +254,7 @@ class TrialClient:
                 "with the same cases, trials and variants"
             )
             raise ReplayError(self.problem)
-        sent = canonical(kwargs)
+        sent = match_key(json.loads(canonical(kwargs)))
         if sent != found.request:
             changed = _difference(json.loads(found.request), json.loads(sent))
             self.problem = (
@@ -298,7 +270,14 @@ class TrialClient:
                 str(found.error.get("message", "")),
                 status if isinstance(status, int) else None,
             )
-        return _sdk_response(api, found.response)
+        try:
+            return _sdk_response(api, found.response)
+        except ValueError as exc:  # pydantic's ValidationError is one
+            self.problem = (
+                f"{found.where}: the recorded response is not a {api} response "
+                f"({str(exc).splitlines()[0][:200]})"
+            )
+            raise ReplayError(self.problem) from None
 
 
 def _sdk_response(api: str, body: Any) -> Any:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 from dsh_nb.evals.compare import Comparison, compare_trials
 from dsh_nb.evals.passk import PassK, pass_k
@@ -26,6 +26,7 @@ from dsh_nb.evals.trial import TrialResult
 __all__ = ["METRICS", "NO_CALL", "CaseInfo", "EvalReport"]
 
 FORMAT: Final = "dsh-eval-report/1"
+_T = TypeVar("_T")
 
 
 class EvalReport:
@@ -100,14 +101,31 @@ class EvalReport:
                 groups.setdefault(key, []).append(t)
         return {name: rates(group) for name, group in sorted(groups.items())}
 
+    def by_tag(self, variant: str | None = None) -> dict[str, dict[str, Rate]]:
+        """Tag -> the rates of the trials whose case has it (``Case.tags``).
+
+        A case with several tags counts for each; untagged cases are not
+        counted here.
+        """
+        groups: dict[str, list[TrialResult]] = {}
+        for t in self._select(variant):
+            info = self.cases.get(t.case_id)
+            for tag in sorted(set(info.tags)) if info is not None else ():
+                groups.setdefault(tag, []).append(t)
+        return {tag: rates(group) for tag, group in sorted(groups.items())}
+
     def failures(self, variant: str | None = None) -> list[TrialResult]:
-        """The trials that did not pass (request errors included)."""
-        return [t for t in self._select(variant) if not t.passed]
+        """The trials that did not pass, and those ending in a request error."""
+        return [t for t in self._select(variant) if t.state != "passed"]
 
     @property
     def errors(self) -> int:
-        """Trials whose first model request failed (left out of the rates)."""
-        return sum(not t.answered for t in self.trials)
+        """Trials that ended in a failed model request (state ``"error"``).
+
+        Those whose first request failed measured nothing and are left
+        out of the rates; a later failure keeps what the first step showed.
+        """
+        return sum(t.error is not None for t in self.trials)
 
     def totals(self, variant: str | None = None) -> dict[str, float]:
         """Steps, latency (seconds) and tokens: means, p50/p95 and sums."""
@@ -116,7 +134,7 @@ class EvalReport:
         steps = [t.steps for t in trials] or [0]
         return {
             "trials": len(trials),
-            "errors": sum(not t.answered for t in trials),
+            "errors": sum(t.error is not None for t in trials),
             "steps_mean": statistics.fmean(steps),
             "latency_mean": statistics.fmean(latencies),
             "latency_p50": latencies[len(latencies) // 2],
@@ -133,26 +151,40 @@ class EvalReport:
         *,
         metric: str = "passed",
         alpha: float = 0.05,
+        names: tuple[str, str] | None = None,
     ) -> Comparison:
         """Compare paired by case: with ``other``, or this run's two variants.
 
-        See :mod:`dsh_nb.evals.compare` for the per-case rule (majority of
+        ``names=("vague", "precise")`` names the two sides (this report,
+        then ``other``) in the verdict; without it a report is named by its
+        one variant or ``meta["label"]``, else "this" and "other". See
+        :mod:`dsh_nb.evals.compare` for the per-case rule (majority of
         trials) and the test (McNemar's exact).
         """
+        if names is not None and not (
+            isinstance(names, tuple)
+            and len(names) == 2
+            and all(isinstance(n, str) and n for n in names)
+            and names[0] != names[1]
+        ):
+            raise ValueError(
+                f"names= takes two different names, ('A', 'B'), not {names!r}"
+            )
         order = {case_id: n for n, case_id in enumerate(self.cases)}
         if other is None:
-            names = self.variants or ()
-            if len(names) != 2:
+            pair = self.variants or ()
+            if len(pair) != 2:
                 raise ValueError(
                     "compare() with no argument compares the two variants of a "
-                    f"variants= run; this report has {len(names)}. Pass another "
+                    f"variants= run; this report has {len(pair)}. Pass another "
                     "report, or compare r.variant('A') with r.variant('B')"
                 )
-            a, b = names
+            a, b = pair
+            shown = pair if names is None else names
             return compare_trials(
-                a,
+                shown[0],
                 self._select(a),
-                b,
+                shown[1],
                 self._select(b),
                 metric=metric,
                 alpha=alpha,
@@ -161,6 +193,8 @@ class EvalReport:
         if not isinstance(other, EvalReport):
             raise TypeError(f"compare() takes an EvalReport, not {other!r}")
         a_name, b_name = self._label("this"), other._label("other")
+        if names is not None:
+            a_name, b_name = names
         if a_name == b_name:
             a_name, b_name = f"{a_name} (this)", f"{b_name} (other)"
         return compare_trials(
@@ -195,34 +229,64 @@ class EvalReport:
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the report as one JSON file."""
+        """Write the report as one JSON file, redacted of registered secrets.
+
+        As ``%tool_log --save`` does: a 401 body quoting the key, or a tool
+        result holding a token, is stored as ``[secret]``.
+        """
+        from dsh_nb.tools.audit.secrets import redact_value
+
+        data = redact_value(self.to_json())
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(self.to_json(), fh, ensure_ascii=False, separators=(",", ":"))
+            json.dump(data, fh, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EvalReport:
+        """Read :meth:`to_json`'s data; a wrong part is one ``ValueError``
+        that says where (``trials[3]: 'passed' must be true or false``)."""
+        from dsh_nb.evals import fields as f
+
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
             raise ValueError(f"not a saved evaluation report (format {FORMAT!r})")
-        cases = [CaseInfo.from_json(c) for c in data.get("cases") or ()]
-        return cls(
-            [TrialResult.from_json(t) for t in data.get("trials") or ()],
-            cases={c.id: c for c in cases},
-            variants=data.get("variants"),
-            meta=data.get("meta") or {},
-        )
+        f.check_depth(data, f.MAX_DEPTH + 10)
+        variants = data.get("variants")
+        if variants is not None and not (
+            isinstance(variants, list) and all(isinstance(v, str) for v in variants)
+        ):
+            raise ValueError("'variants' must be a list of strings or null")
+        meta = f.optional_object(data, "meta") or {}
+        cases = [
+            _read(CaseInfo.from_json, item, f"cases[{index}]")
+            for index, item in enumerate(f.list_of_objects(data, "cases"))
+        ]
+        trials = [
+            _read(TrialResult.from_json, item, f"trials[{index}]")
+            for index, item in enumerate(f.list_of_objects(data, "trials"))
+        ]
+        return cls(trials, cases={c.id: c for c in cases}, variants=variants, meta=meta)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> EvalReport:
-        """Read a report :meth:`save` wrote."""
-        with open(path, encoding="utf-8") as fh:
+        """Read a report :meth:`save` wrote; a malformed file is one
+        ``ValueError`` naming it."""
+        import stat
+
+        name = os.fspath(path)
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            raise ValueError(f"{name} is not a regular file; pass a saved report")
+        with open(name, encoding="utf-8") as fh:
             try:
                 data = json.load(fh)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: not JSON ({exc})") from None
+                raise ValueError(f"{name}: not JSON ({exc})") from None
+            except RecursionError:
+                raise ValueError(
+                    f"{name}: not a saved report (nested too deep)"
+                ) from None
         try:
             return cls.from_json(data)
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise ValueError(f"{name}: {exc}") from None
 
     def to_pandas(self) -> Any:
         """One row per trial (needs pandas)."""
@@ -232,9 +296,12 @@ class EvalReport:
             raise ImportError("to_pandas() needs pandas: pip install pandas") from None
         rows = []
         for t in self.trials:
+            info = self.cases.get(t.case_id)
             rows.append(
                 {
                     "case_id": t.case_id,
+                    "tags": list(info.tags) if info is not None else [],
+                    "state": t.state,
                     "trial": t.trial,
                     "variant": t.variant,
                     **{m: getattr(t, m) for m in METRICS},
@@ -264,10 +331,24 @@ class EvalReport:
             for metric, rate in summary.items():
                 lines.append(f"{prefix}{metric}: {rate}")
         if self.errors:
-            lines.append(f"request errors: {self.errors} (left out of the rates)")
+            lines.append(
+                f"request errors: {self.errors} of {len(self.trials)} trials "
+                "(a trial whose first request failed is left out of the rates)"
+            )
+        if self.meta.get("stopped"):
+            lines.append(str(self.meta["stopped"]))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         from dsh_nb.evals.reporthtml import report_html
 
         return report_html(self)
+
+
+def _read(
+    read: Callable[[Mapping[str, Any]], _T], item: Mapping[str, Any], where: str
+) -> _T:
+    try:
+        return read(item)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None

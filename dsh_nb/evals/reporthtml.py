@@ -25,14 +25,28 @@ from dsh_nb.evals.trial import CallRecord, TrialResult
 if TYPE_CHECKING:
     from dsh_nb.evals.report import EvalReport
 
-__all__ = ["MAX_FAILURES", "failure_reason", "report_html"]
+__all__ = [
+    "MAX_CARDS",
+    "MAX_FAILURES",
+    "MAX_FAILURE_HTML",
+    "MAX_LINES",
+    "failure_reason",
+    "report_html",
+]
 
 MAX_FAILURES: Final = 25
+#: Per failure: conversation lines and call cards drawn, and an HTML budget
+#: (a model flooding parallel calls must not make a report of megabytes).
+MAX_LINES: Final = 40
+MAX_CARDS: Final = 12
+MAX_FAILURE_HTML: Final = 120_000
 _MAX_TEXT: Final = 2000
+_PROMPT_SHOWN: Final = 90
 _CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
 # A name may be long (a tool, a variant): it wraps rather than widen the table.
 _NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
 _MUTED: Final = "opacity:.7"
+_RED: Final = "color:var(--jp-error-color1,#d32f2f)"
 
 
 def _cut(text: str, limit: int = _MAX_TEXT) -> str:
@@ -40,6 +54,7 @@ def _cut(text: str, limit: int = _MAX_TEXT) -> str:
 
 
 def _bar(rate: Rate) -> str:
+    """A rate as a small bar, its value, and its interval below (~100 px)."""
     if rate.n == 0:
         return f"<span style='{_MUTED}'>-</span>"
     width = round(rate.value * 100)
@@ -82,12 +97,12 @@ def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> s
 
 def failure_reason(trial: TrialResult, info: CaseInfo | None) -> str:
     """One line on why a trial failed, from its verdict and first step."""
-    if not trial.answered:
-        return f"the model request failed: {trial.error or 'unknown error'}"
+    if not trial.answered or (trial.error is not None and trial.passed):
+        return (trial.error or "the model request failed").removeprefix("Error: ")
     if trial.conversation is not None:  # where the conversation went wrong
         broken = trial.conversation.get("broken") or {}
         if trial.error is not None and not broken:
-            return f"a model request failed: {trial.error}"
+            return trial.error.removeprefix("Error: ")
         where = f"turn {broken.get('turn')}" if broken.get("turn") else "the end"
         return f"{where}: {broken.get('expect')}: {broken.get('why')}"
     first = trial.first_step()
@@ -126,22 +141,32 @@ def _message_lines(message: Mapping[str, Any]) -> list[tuple[str, str]]:
                 out.append(("call", shown))
             elif kind == "tool_result":
                 out.append(("result", value_text(block.get("content"))))
-    for call in message.get("tool_calls") or ():
-        function = call.get("function") or {} if isinstance(call, Mapping) else {}
-        out.append(("call", f"{function.get('name')}({function.get('arguments')})"))
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping):
+            shown = f"{function.get('name')}({function.get('arguments')})"
+            out.append(("call", shown))
     return out
 
 
 def _conversation(messages: Sequence[Mapping[str, Any]]) -> str:
-    rows = []
-    for message in messages:
-        for speaker, text in _message_lines(message):
-            if speaker in ("tool", "result"):
-                speaker = "tool"
-            rows.append(
-                f"<div><b>{esc(speaker)}:</b> "
-                f"<span style='white-space:pre-wrap'>{esc(_cut(text))}</span></div>"
-            )
+    lines = [
+        ("tool" if speaker in ("tool", "result") else speaker, text)
+        for message in messages
+        if isinstance(message, Mapping)
+        for speaker, text in _message_lines(message)
+    ]
+    rows = [
+        f"<div><b>{esc(speaker)}:</b> "
+        f"<span style='white-space:pre-wrap'>{esc(_cut(text))}</span></div>"
+        for speaker, text in lines[:MAX_LINES]
+    ]
+    if len(lines) > MAX_LINES:
+        rows.append(
+            f"<div style='{_MUTED}'>… {len(lines) - MAX_LINES:,} more lines not "
+            "drawn (the trial's messages hold them all)</div>"
+        )
     return "".join(rows) or f"<div style='{_MUTED}'>(no conversation kept)</div>"
 
 
@@ -198,10 +223,17 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
     if trial.variant is not None:
         where += f" · {trial.variant}"
     reason = failure_reason(trial, info)
+    red = f" style='{_RED}'" if trial.error is not None else ""
+    asked = ""
+    if info is not None and info.prompt:
+        line = " ".join(info.prompt.split())
+        shown = line if len(line) <= _PROMPT_SHOWN else line[:_PROMPT_SHOWN] + "…"
+        asked = f" <span style='{_MUTED}'>“{esc(shown)}”</span>"
     parts = [
         "<details class='dsh-EvalFailure' style='margin:2px 0'>"
-        f"<summary><code>{esc(where)}</code> "
-        f"— {esc(reason)}</summary><div style='margin:4px 0 8px 16px'>"
+        f"<summary><code>{esc(where)}</code>{asked} "
+        f"— <span{red}>{esc(reason)}</span></summary>"
+        "<div style='margin:4px 0 8px 16px'>"
     ]
     if info is not None:
         parts.append(
@@ -209,21 +241,54 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
             f"{esc(_cut(info.prompt))}</span></div>"
             f"<div><b>expected:</b> <code>{esc(_cut(info.expect))}</code></div>"
         )
-    if trial.error is not None:
-        parts.append(f"<div><b>error:</b> {esc(_cut(trial.error))}</div>")
+    if trial.error is not None and trial.error.removeprefix("Error: ") != reason:
+        bare = trial.error.removeprefix("Error: ")
+        parts.append(f"<div style='{_RED}'><b>error:</b> {esc(_cut(bare))}</div>")
     parts.append(
         "<div style='margin-top:4px'><b>conversation</b></div>"
         + _conversation(trial.messages)
     )
     if trial.calls:
         parts.append("<div style='margin-top:4px'><b>calls</b></div>")
-        for index, record in enumerate(trial.calls):
+        size = sum(map(len, parts))
+        drawn = 0
+        for index, record in enumerate(trial.calls[:MAX_CARDS]):
+            card = _card(record, number * 1000 + index)
+            if size + len(card) > MAX_FAILURE_HTML:
+                break
+            size += len(card)
+            drawn += 1
             parts.append(
                 f"<div style='{_MUTED};font-size:85%'>step {record.step}</div>"
-                + _card(record, number * 1000 + index)
+                f"<div style='max-width:100%;overflow-x:auto'>{card}</div>"
+            )
+        if drawn < len(trial.calls):
+            parts.append(
+                f"<div style='{_MUTED}'>… {len(trial.calls) - drawn:,} of "
+                f"{len(trial.calls):,} calls not drawn (the trial's calls "
+                "hold them all)</div>"
             )
     parts.append("</div></details>")
     return "".join(parts)
+
+
+def _errors(report: EvalReport) -> str:
+    """The request errors, in red: a failed run must not look like success."""
+    failed = [t for t in report.trials if t.error is not None]
+    lines = []
+    if failed:
+        first = (failed[0].error or "").removeprefix("Error: ")
+        lines.append(
+            f"{len(failed):,} of {len(report.trials):,} trials ended in a request "
+            f"error (those with no answer are left out of the rates): {_cut(first)}"
+        )
+    if report.meta.get("stopped"):
+        lines.append(str(report.meta["stopped"]))
+    return "".join(
+        f"<div class='dsh-EvalErrors' style='{_RED};font-weight:bold;"
+        f"margin-bottom:4px'>{esc(line)}</div>"
+        for line in lines
+    )
 
 
 def report_html(report: EvalReport) -> str:
@@ -242,11 +307,11 @@ def report_html(report: EvalReport) -> str:
     if meta.get("interrupted"):
         facts.append("interrupted: only the trials done")
     facts.append(f"latency p50 {totals['latency_p50']:.2f} s")
-    if report.errors:
-        facts.append(f"{report.errors} request errors (left out of the rates)")
     parts = [
-        "<div class='dsh-EvalReport' style='font-size:13px'>",
+        "<div class='dsh-EvalReport' style='font-size:13px;max-width:100%;"
+        "overflow-wrap:anywhere'>",
         f"<div style='{_MUTED};margin-bottom:4px'>{esc(' · '.join(facts))}</div>",
+        _errors(report),
     ]
     if report.variants and len(report.variants) > 1:
         rows = list(report.by_variant().items())
@@ -263,6 +328,10 @@ def report_html(report: EvalReport) -> str:
     if tool_rows:
         parts.append("<div style='margin-top:8px'><b>by tool</b></div>")
         parts.append(_rates_table(tool_rows, "tool"))
+    tag_rows = list(report.by_tag().items()) if names is None else []
+    if tag_rows:
+        parts.append("<div style='margin-top:8px'><b>by tag</b></div>")
+        parts.append(_rates_table(tag_rows, "tag"))
     if names is not None and len(names) == 2:
         parts.append(f"<p>{esc(report.compare().verdict())}</p>")
     failures = report.failures()

@@ -26,13 +26,27 @@ from typing import Any
 from dsh_nb.evals.case import Case
 from dsh_nb.evals.conversation import ConversationExpect
 from dsh_nb.evals.convrun import run_conversation
-from dsh_nb.evals.dry import EXECUTE_MODES, TrialCalls
+from dsh_nb.evals.dry import TrialCalls
+from dsh_nb.evals.practice import PracticeModel
 from dsh_nb.evals.progress import EvalProgress, TextProgress
-from dsh_nb.evals.recording import Recorder, Recording, ReplayError, TrialClient
+from dsh_nb.evals.recording import (
+    Recorder,
+    Recording,
+    ReplayError,
+    TrialClient,
+    resumable,
+)
 from dsh_nb.evals.report import CaseInfo, EvalReport
+from dsh_nb.evals.runargs import (
+    case_ids,
+    check_options,
+    prior_messages,
+    variant_registries,
+)
 from dsh_nb.evals.trial import TrialResult, measure
-from dsh_nb.models.chat import PROVIDERS, Chat
+from dsh_nb.models.chat import Chat
 from dsh_nb.models.view import ChatView
+from dsh_nb.tools.audit.secrets import add_secret
 from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.registry import ToolRegistry
 from dsh_nb.tools.runner import run_together
@@ -60,76 +74,6 @@ class _StepMarks(ChatView):
         self.marks.append(len(self.session))
 
 
-def _case_ids(cases: Sequence[Case]) -> list[str]:
-    ids: list[str] = []
-    seen: set[str] = set()
-    for index, case in enumerate(cases):
-        if not isinstance(case, Case):
-            raise TypeError(
-                f"cases[{index}] is a {type(case).__name__}, not a Case; "
-                "build cases with Case(prompt, expect=call(...))"
-            )
-        case_id = case.id if case.id is not None else f"case-{index + 1}"
-        if case_id in seen:
-            raise ValueError(f"two cases have the id {case_id!r}; ids must be unique")
-        seen.add(case_id)
-        ids.append(case_id)
-    return ids
-
-
-def _check_options(
-    provider: str, trials: int, concurrency: int, execute: str, max_steps: int
-) -> None:
-    if provider not in PROVIDERS:
-        raise ValueError(f"provider must be 'openai' or 'anthropic', not {provider!r}")
-    for name, value in (
-        ("trials", trials),
-        ("concurrency", concurrency),
-        ("max_steps", max_steps),
-    ):
-        if type(value) is not int or value < 1:
-            raise ValueError(f"{name} must be a positive int, not {value!r}")
-    if execute not in EXECUTE_MODES:
-        raise ValueError(f'execute must be "dry" or "real", not {execute!r}')
-
-
-def _variants(
-    variants: Mapping[str, ToolRegistry] | None, registry: ToolRegistry | None
-) -> dict[str | None, ToolRegistry | None]:
-    if variants is None:
-        return {None: registry}
-    out: dict[str | None, ToolRegistry | None] = {}
-    if registry is not None:
-        raise ValueError("pass registry= or variants=, not both")
-    if not isinstance(variants, Mapping) or not variants:
-        raise ValueError("variants= maps names to registries: {'A': reg_a, ...}")
-    for name, reg in variants.items():
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"a variant's name must be a non-empty str, not {name!r}")
-        if not isinstance(reg, ToolRegistry):
-            raise TypeError(f"variant {name!r} must be a ToolRegistry, not {reg!r}")
-    out.update(variants)
-    return out
-
-
-def _prior(case_id: str, prior: list[dict[str, Any]], provider: str) -> list[Any]:
-    """Earlier conversation of a case, in the provider's wire form."""
-    if provider == "openai":
-        return prior
-    out = []
-    for message in prior:
-        content = message.get("content")
-        if message.get("role") not in ("user", "assistant") or not isinstance(
-            content, str
-        ):
-            raise ValueError(
-                f"case {case_id!r}: only user and assistant text messages can "
-                "be sent to the anthropic provider as earlier conversation"
-            )
-        out.append({"role": message["role"], "content": content})
-    return out
-
-
 def _jobs(
     cases: Sequence[Case],
     ids: Sequence[str],
@@ -152,7 +96,7 @@ def _jobs(
 async def run_eval(
     cases: Sequence[Case],
     *,
-    model: str,
+    model: str | PracticeModel,
     client: Any = None,
     provider: str = "openai",
     registry: ToolRegistry | None = None,
@@ -164,6 +108,7 @@ async def run_eval(
     replay: str | None = None,
     variants: Mapping[str, ToolRegistry] | None = None,
     progress: bool | EvalProgress = True,
+    max_request_errors: int = 5,
 ) -> EvalReport:
     """Run every case ``trials`` times and grade each trial from its journal.
 
@@ -174,6 +119,9 @@ async def run_eval(
     model, client, provider
         As for :class:`~dsh_nb.models.Chat`; with no ``client`` one is built
         from the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``).
+        ``model`` may be a :class:`~dsh_nb.evals.PracticeModel` (such as
+        ``oracle(cases)`` or ``noisy(cases, ...)``): a function plays the
+        model, offline, with no key.
     registry
         Where calls run for cases that bring no tools of their own.
     trials, concurrency, max_steps
@@ -189,6 +137,10 @@ async def run_eval(
     progress
         True for a text progress line on stderr, False for none, or an
         :class:`~dsh_nb.evals.progress.EvalProgress`.
+    max_request_errors
+        Stop after this many trials in a row ended in a failed model
+        request (a wrong ``base_url``, a bad key): the report keeps the
+        trials done, and ``report.meta["stopped"]`` says why.
 
     Returns
     -------
@@ -197,13 +149,24 @@ async def run_eval(
     """
     if isinstance(cases, Case) or not isinstance(cases, Sequence):
         raise TypeError("cases must be a list of Case")
+    if isinstance(model, PracticeModel):
+        if client is not None:
+            raise ValueError("a practice model is its own client: pass no client=")
+        model, client = model.name, model
     if not isinstance(model, str) or not model:
-        raise ValueError("run_eval needs model='NAME' (the model the endpoint knows)")
-    _check_options(provider, trials, concurrency, execute, max_steps)
+        raise ValueError(
+            "run_eval needs model='NAME' (the model the endpoint knows), or a "
+            "practice model: model=oracle(cases)"
+        )
+    check_options(provider, trials, concurrency, execute, max_steps)
+    if type(max_request_errors) is not int or max_request_errors < 1:
+        raise ValueError(
+            f"max_request_errors must be a positive int, not {max_request_errors!r}"
+        )
     if record is not None and replay is not None:
         raise ValueError("pass record= or replay=, not both")
-    ids = _case_ids(cases)
-    chosen = _variants(variants, registry)
+    ids = case_ids(cases)
+    chosen = variant_registries(variants, registry)
     recording = Recording.load(replay) if replay is not None else None
     if recording is not None and recording.provider != provider:
         raise ValueError(
@@ -211,7 +174,7 @@ async def run_eval(
             f"pass provider={recording.provider!r}"
         )
     for case, case_id in zip(cases, ids, strict=True):
-        _prior(case_id, case.messages()[1], provider)
+        prior_messages(case_id, case.messages()[1], provider)
         if case.tools is not None and variants is not None:
             raise ValueError(
                 f"case {case_id!r} brings its own tools, so every variant would "
@@ -226,6 +189,9 @@ async def run_eval(
         from dsh_nb.models.chat import make_client
 
         client = make_client(provider, None, None)
+    # The trials talk to a wrapper, so Chat cannot see the key: register it
+    # here, or an error body quoting it reaches the report (and the file).
+    add_secret(getattr(client, "api_key", None))
     sink = _sink(progress)
     opened: list[TrialCalls] = []
     try:
@@ -242,20 +208,25 @@ async def run_eval(
                 opened.append(own[case_id])
         jobs = list(_jobs(cases, ids, trials, layers, own))
         recorder = None
+        prior, kept = None, set()
         if record is not None:
-            recorder = Recorder(
-                record,
-                {
-                    "provider": provider,
-                    "model": model,
-                    "execute": execute,
-                    "maxSteps": max_steps,
-                    "trials": trials,
-                    "variants": None if variants is None else list(chosen),
-                    "cases": ids,
-                },
-            )
+            header = {
+                "provider": provider,
+                "model": model,
+                "execute": execute,
+                "maxSteps": max_steps,
+                "trials": trials,
+                "variants": None if variants is None else list(chosen),
+                "cases": ids,
+            }
+            prior = resumable(record, header)
+            if prior is not None:
+                wanted = {(j.variant, j.case_id, j.trial) for j in jobs}
+                kept = prior.finished() & wanted
+            recorder = Recorder(record, header, resume=prior, kept=kept)
         run = _Run(model, client, provider, max_steps, recorder, recording, sink)
+        run.max_errors = max_request_errors
+        run.prior, run.kept = prior, kept
         sink.start(len(jobs))
         interrupted = True
         try:
@@ -279,6 +250,8 @@ async def run_eval(
             "maxSteps": max_steps,
             "trials": trials,
             "replayed": replay is not None,
+            **({"resumed": len(kept)} if kept else {}),
+            **({"stopped": sink.stopped} if sink.stopped else {}),
         },
     )
 
@@ -331,18 +304,36 @@ class _Run:
         self.recorder = recorder
         self.recording = recording
         self.sink = sink
+        self.max_errors = 5
+        self._in_a_row = 0
+        #: A resumed recording, and the trials it finished (not asked again).
+        self.prior: Recording | None = None
+        self.kept: set[tuple[str | None, str, int]] = set()
 
     async def all(self, jobs: list[_Job], concurrency: int) -> None:
         queue = iter(jobs)
 
         async def worker() -> None:
             for job in queue:  # one shared iterator: each job runs once
+                if self.sink.stopped:
+                    return
                 result = await self.one(job)
                 self.sink.trial(result)
-                if self.recorder is not None:
+                done = (job.variant, job.case_id, job.trial) in self.kept
+                if self.recorder is not None and not done:
                     self.recorder.verdict(_without_messages(result))
+                self._count(result)
 
         await run_together(worker() for _ in range(min(concurrency, len(jobs))))
+
+    def _count(self, result: TrialResult) -> None:
+        """Stop taking trials after ``max_errors`` request errors in a row."""
+        self._in_a_row = self._in_a_row + 1 if result.error is not None else 0
+        if self._in_a_row >= self.max_errors and not self.sink.stopped:
+            self.sink.stopped = (
+                f"stopped after {self._in_a_row} request errors in a row; "
+                f"the last: {_bare(result.error or '')}"
+            )
 
     async def one(self, job: _Job) -> TrialResult:
         case = job.case
@@ -355,11 +346,14 @@ class _Run:
         expect = case.expect
         assert layer is not None and not isinstance(expect, ConversationExpect)
         agent = layer.agent(f"eval {job.case_id} #{job.trial}")
+        key = (job.variant, job.case_id, job.trial)
+        # A trial a resumed recording finished is answered from it, not asked.
+        replaying = self.prior if key in self.kept else self.recording
         trial_client = TrialClient(
-            key=(job.variant, job.case_id, job.trial),
+            key=key,
             real=self.client,
-            recorder=self.recorder,
-            recording=self.recording,
+            recorder=None if key in self.kept else self.recorder,
+            recording=replaying,
             provider=self.provider,
         )
         marks = _StepMarks(agent.session)
@@ -374,7 +368,7 @@ class _Run:
             stream=False,
             view=marks,
         )
-        chat.messages.extend(_prior(job.case_id, prior, self.provider))
+        chat.messages.extend(prior_messages(job.case_id, prior, self.provider))
         started = time.perf_counter()
         try:
             reply = await chat.send(text)
@@ -383,7 +377,7 @@ class _Run:
         latency = time.perf_counter() - started
         if trial_client.problem is not None:
             raise ReplayError(trial_client.problem)
-        if self.recording is not None:
+        if replaying is not None:
             latency = trial_client.model_time  # as recorded: the same every replay
         error = reply.error if reply.stop == "error" else None
         return measure(
@@ -400,6 +394,11 @@ class _Run:
             answered=not (error is not None and reply.steps == 1),
             messages=chat.messages,
         )
+
+
+def _bare(error: str) -> str:
+    """An error text without its ``Error: `` lead, to quote it once."""
+    return error.removeprefix("Error: ")
 
 
 def _without_messages(result: TrialResult) -> dict[str, Any]:

@@ -82,13 +82,27 @@ class CaseInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseInfo:
+        """Read one saved case; a wrong field is a ``ValueError`` naming it."""
+        from dsh_nb.evals import fields as f
+
+        names = f.optional_object(data, "displayNames")
+        lists = {}
+        for key in ("expected", "tags"):
+            value = data.get(key) or []
+            if not isinstance(value, list) or not all(
+                isinstance(v, str) for v in value
+            ):
+                raise ValueError(f"{key!r} must be a list of strings")
+            lists[key] = tuple(value)
+        if names is not None and not all(isinstance(v, str) for v in names.values()):
+            raise ValueError("'displayNames' must map names to strings")
         return cls(
-            id=str(data["id"]),
-            prompt=str(data.get("prompt", "")),
-            expect=str(data.get("expect", "")),
-            expected=tuple(data.get("expected") or ()),
-            tags=tuple(data.get("tags") or ()),
-            display_names=data.get("displayNames"),
+            id=f.need_str(data, "id"),
+            prompt=f.optional_str(data, "prompt") or "",
+            expect=f.optional_str(data, "expect") or "",
+            expected=lists["expected"],
+            tags=lists["tags"],
+            display_names=names,
         )
 
 

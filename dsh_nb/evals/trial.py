@@ -15,7 +15,10 @@ harness's chat view (the log is append-only, so positions never move).
 - ``args_correct``: the first step's arguments match the expectation, and
   the pipeline accepted them (refused arguments are never correct);
 - ``recovered``: None unless the first step had refused arguments; then
-  whether the calls the pipeline accepted, over every step, match;
+  whether a later step of the trial made calls the pipeline accepted, and
+  the accepted calls of every step match the expectation (so with
+  ``max_steps=1`` nothing recovers, and a case that expects no call never
+  does: its model already called);
 - ``passed``: ``selected and args_correct``.
 """
 
@@ -25,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.evals import fields as f
 from dsh_nb.models.usage import Usage
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.jsonvalue import to_plain
@@ -71,15 +75,16 @@ class CallRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CallRecord:
+        """Read one saved call; a wrong field is a ``ValueError`` naming it."""
         return cls(
-            step=int(data["step"]),
-            name=str(data["name"]),
+            step=f.need_int(data, "step"),
+            name=f.need_str(data, "name"),
             arguments=data.get("arguments"),
-            status=data.get("status"),
-            stage=data.get("stage"),
-            code=data.get("code"),
-            approval=data.get("approval"),
-            result=data.get("result"),
+            status=f.optional_str(data, "status"),
+            stage=f.optional_str(data, "stage"),
+            code=f.optional_str(data, "code"),
+            approval=f.optional_str(data, "approval"),
+            result=f.optional_object(data, "result"),
         )
 
 
@@ -111,6 +116,17 @@ class TrialResult:
     #: A conversation's turns: ``{"turns", "stepsPerTurn", "broken"}``,
     #: ``broken`` being where it went wrong (see ``evals.conversation``).
     conversation: Mapping[str, Any] | None = None
+
+    @property
+    def state(self) -> str:
+        """``"error"`` (a model request failed), ``"passed"`` or ``"failed"``.
+
+        A request error is its own state: it says nothing about the tool,
+        and a resumed run asks again (see :mod:`dsh_nb.evals.recording`).
+        """
+        if self.error is not None:
+            return "error"
+        return "passed" if self.passed else "failed"
 
     def first_step(self) -> tuple[CallRecord, ...]:
         """The calls the model made in answer to the first request."""
@@ -144,30 +160,33 @@ class TrialResult:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TrialResult:
-        usage = data.get("usage") or {}
+        """Read one saved trial; a wrong field is a ``ValueError`` naming it."""
+        usage = f.optional_object(data, "usage") or {}
+        calls = f.list_of_objects(data, "calls")
+        answered = f.optional_bool(data, "answered")
         return cls(
-            case_id=str(data["caseId"]),
-            trial=int(data["trial"]),
-            variant=data.get("variant"),
-            selected=bool(data["selected"]),
-            args_valid_first_try=bool(data["argsValidFirstTry"]),
-            args_correct=bool(data["argsCorrect"]),
-            recovered=data.get("recovered"),
-            passed=bool(data["passed"]),
-            steps=int(data["steps"]),
-            latency=float(data["latency"]),
+            case_id=f.need_str(data, "caseId"),
+            trial=f.need_int(data, "trial"),
+            variant=f.optional_str(data, "variant"),
+            selected=f.need_bool(data, "selected"),
+            args_valid_first_try=f.need_bool(data, "argsValidFirstTry"),
+            args_correct=f.need_bool(data, "argsCorrect"),
+            recovered=f.optional_bool(data, "recovered"),
+            passed=f.need_bool(data, "passed"),
+            steps=f.need_int(data, "steps"),
+            latency=f.need_number(data, "latency"),
             usage=Usage(
-                input_tokens=int(usage.get("inputTokens", 0)),
-                output_tokens=int(usage.get("outputTokens", 0)),
-                reasoning_tokens=int(usage.get("reasoningTokens", 0)),
-                cached_tokens=int(usage.get("cachedTokens", 0)),
-                requests=int(usage.get("requests", 0)),
+                input_tokens=f.need_int(usage, "inputTokens", 0),
+                output_tokens=f.need_int(usage, "outputTokens", 0),
+                reasoning_tokens=f.need_int(usage, "reasoningTokens", 0),
+                cached_tokens=f.need_int(usage, "cachedTokens", 0),
+                requests=f.need_int(usage, "requests", 0),
             ),
-            calls=tuple(CallRecord.from_json(c) for c in data.get("calls") or ()),
-            error=data.get("error"),
-            answered=data.get("answered", True) is not False,
-            messages=tuple(data.get("messages") or ()),
-            conversation=data.get("conversation"),
+            calls=tuple(CallRecord.from_json(c) for c in calls),
+            error=f.optional_str(data, "error"),
+            answered=answered is not False,
+            messages=tuple(f.list_of_objects(data, "messages")),
+            conversation=f.optional_object(data, "conversation"),
         )
 
 
@@ -249,7 +268,8 @@ def measure(
     recovered: bool | None = None
     if not valid:
         accepted = [c for c in calls if not c.refused]
-        recovered = bool(grade(expect, _actual(accepted)).args_correct)
+        later = any(c.step > 1 for c in accepted)
+        recovered = later and bool(grade(expect, _actual(accepted)).args_correct)
     return TrialResult(
         case_id=case_id,
         trial=trial,

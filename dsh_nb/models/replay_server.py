@@ -82,7 +82,7 @@ class ReplayServer:
         if self._httpd is not None:
             return self
         handler = type("Handler", (_Handler,), {"replay": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd = _Server(("127.0.0.1", 0), handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -154,6 +154,18 @@ class ReplayServer:
     def __repr__(self) -> str:
         where = self.url if self._httpd is not None else "stopped"
         return f"<ReplayServer {where} {len(self._queue)} replies left>"
+
+
+class _Server(ThreadingHTTPServer):
+    """Quiet about clients that hang up (an interrupted run, a test's end)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away is no error of ours; others are printed."""
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return  # BrokenPipeError, ConnectionResetError, ...
+        super().handle_error(request, client_address)
 
 
 _ERROR_TYPES = {

@@ -52,9 +52,28 @@ class EvalMagics(Magics):
 
     @magic_arguments()
     @argument("cases", metavar="CASES", help="the name of a list of Case")
-    @argument("--model", metavar="M", help="the model (default: DshChat.model)")
+    @argument(
+        "--model",
+        metavar="M",
+        help="the model (default: DshChat.model), or the name of a variable "
+        "holding a practice model (oracle(cases), noisy(cases, ...))",
+    )
     @argument("--trials", metavar="N", type=int, default=1, help="trials per case")
     @argument("--concurrency", metavar="K", type=int, default=8, help="trials at once")
+    @argument(
+        "--max-steps", metavar="N", type=int, default=3, help="requests per trial"
+    )
+    @argument(
+        "--execute",
+        choices=("dry", "real"),
+        default="dry",
+        help="dry: check arguments, never run a body (default); real: run them",
+    )
+    @argument(
+        "--variants",
+        metavar="VAR",
+        help="the name of a dict {name: ToolRegistry}: each case runs under each",
+    )
     @argument("--record", metavar="FILE", help="record requests and verdicts")
     @argument("--replay", metavar="FILE", help="answer from a recording, offline")
     @argument("-o", "--output", metavar="VAR", help="bind the report to VAR")
@@ -74,6 +93,9 @@ class EvalMagics(Magics):
             cases = [Case("Weather in Paris?", expect=call("weather", city="Paris"))]
             %tool_eval cases --trials 5 -o report
             %tool_eval cases --replay run.jsonl
+            practice = oracle(cases)         # no key: a function plays the model
+            %tool_eval cases --model practice
+            %tool_eval cases --variants regs --max-steps 1 --execute real
         """
         coro = self.eval_in_cell(line)
         try:
@@ -106,6 +128,37 @@ class EvalMagics(Magics):
         if not value:
             raise UsageError(f"%tool_eval: {name!r} is an empty list")
         return list(value)
+
+    def _practice(self, name: str | None) -> Any:
+        """The practice model a ``--model`` names, if it names one."""
+        from dsh_nb.evals.practice import PracticeModel
+
+        shell = self.shell
+        if not name or not name.isidentifier() or shell is None:
+            return None
+        value = shell.user_ns.get(name)
+        return value if isinstance(value, PracticeModel) else None
+
+    def _variants(self, name: str | None) -> dict[str, Any] | None:
+        from dsh_nb.tools.registry import ToolRegistry
+
+        if name is None:
+            return None
+        shell = self.shell
+        value = shell.user_ns.get(name) if shell and name.isidentifier() else None
+        if (
+            not isinstance(value, dict)
+            or not value
+            or not all(
+                isinstance(k, str) and isinstance(v, ToolRegistry)
+                for k, v in value.items()
+            )
+        ):
+            raise UsageError(
+                f"--variants takes the name of a dict {{name: ToolRegistry}}, "
+                f"and {name!r} is not one"
+            )
+        return value
 
     def _client(self, settings: Any, replay: str | None) -> Any:
         if replay is not None:
@@ -148,17 +201,19 @@ class EvalMagics(Magics):
         args = parse_argstring(self.tool_eval, line, "%tool_eval")  # type: ignore[misc]
         if args.output is not None and not args.output.isidentifier():
             raise UsageError(f"-o takes a variable name, not {args.output!r}")
-        for flag in ("trials", "concurrency"):
+        for flag in ("trials", "concurrency", "max_steps"):
             if getattr(args, flag) < 1:
-                raise UsageError(f"--{flag} must be 1 or more")
+                raise UsageError(f"--{flag.replace('_', '-')} must be 1 or more")
         cases = self._cases(args.cases)
         settings = _settings(self.shell)
-        model = args.model or settings.model
+        variants = self._variants(args.variants)
+        model: Any = self._practice(args.model) or args.model or settings.model
         if not model:
             raise UsageError(
                 "no model: %config DshChat.model = 'NAME', or --model NAME"
             )
-        client = self._client(settings, args.replay)
+        practising = not isinstance(model, str)
+        client = None if practising else self._client(settings, args.replay)
         progress = self._progress()
         stop = _StopButton()
         report: EvalReport
@@ -169,9 +224,12 @@ class EvalMagics(Magics):
                     model=model,
                     client=client,
                     provider=settings.provider,
-                    registry=self.state.registry,
+                    registry=None if variants else self.state.registry,
+                    variants=variants,
                     trials=args.trials,
                     concurrency=args.concurrency,
+                    max_steps=args.max_steps,
+                    execute=args.execute,
                     record=args.record,
                     replay=args.replay,
                     progress=progress,
@@ -182,7 +240,7 @@ class EvalMagics(Magics):
             report = EvalReport(
                 done,
                 cases={i: CaseInfo.of(c, i) for c, i in zip(cases, ids, strict=True)},
-                meta={"model": model, "interrupted": True},
+                meta={"model": str(getattr(model, "name", model)), "interrupted": True},
             )
             self._bind(args.output, report)
             show(report)

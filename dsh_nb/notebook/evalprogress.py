@@ -36,6 +36,8 @@ class WidgetProgress(EvalProgress):
     def _show(self) -> None:
         self.bar.value = len(self.results)
         self.label.value = self.line()
+        if self.errors:  # red as soon as a request fails, not green at the end
+            self.bar.bar_style = "danger"
 
     def start(self, total: int) -> None:
         super().start(total)
@@ -51,6 +53,9 @@ class WidgetProgress(EvalProgress):
 
     def end(self, *, interrupted: bool) -> None:
         self._show()
-        self.bar.bar_style = "warning" if interrupted else "success"
+        if self.errors or self.stopped:
+            self.bar.bar_style = "danger"
+        else:
+            self.bar.bar_style = "warning" if interrupted else "success"
         if interrupted:
             self.label.value = self.line() + " (interrupted)"

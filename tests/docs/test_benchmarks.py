@@ -166,6 +166,18 @@ def test_bfcl_grading_benchmark_prints_the_simple_python_figure() -> None:
     ), out
 
 
+def test_bfcl_load_benchmark_prints_each_ratio_and_the_case_cost() -> None:
+    out = run(
+        str(BENCHMARKS / "bfcl_load.py"),
+        *("--repeat", "1", "--category", "simple_python", "--category", "multiple"),
+    )
+    for category in ("simple_python", "multiple"):
+        row = rf"^{category} +\d+\.\dms +\d+\.\dms +\d+\.\dx$"
+        assert re.search(row, out, re.M), out
+    assert re.search(r"^worst ratio \d+\.\dx: (meets|misses) the target", out, re.M)
+    assert re.search(r"^Case construction \d+\.\d us: (meets|misses)", out, re.M)
+
+
 def test_load_benchmark_sets_the_load_against_import_ipywidgets() -> None:
     out = run(str(BENCHMARKS / "load.py"), "--kernels", "1", "--load-only")
     assert re.search(

@@ -164,6 +164,7 @@ class Responder:
             "wrong_value": (("get_weather", {"city": city, "unit": "fahrenheit"}),),
             "extra_call": (right, ("get_time", {"city": city})),
             "stray_call": (("get_time", {"city": city}),),
+            "stray_bad": (("get_time", {"city": 7}),),
         }
         if behaviour in ("no_call", "text"):
             return Turn(text="Hello!", delay=self.delay)

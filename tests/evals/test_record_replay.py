@@ -176,3 +176,64 @@ async def test_a_failed_request_is_recorded_and_replayed(tmp_path: Path) -> None
         progress=False,
     )
     assert replayed.trials[0].error == trial.error
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("direction", ["kernel-to-script", "script-to-kernel"])
+async def test_the_approval_marker_does_not_break_replay(
+    provider: str, direction: str, server: ReplayServer, tmp_path: Path
+) -> None:
+    """A kernel's registry has an approval service (its system prompt says
+    ``<approval-policy value="ask"/>``); a script's has none."""
+    from dsh_nb.tools import ApprovalService
+
+    def registry(with_service: bool) -> Any:
+        reg = rsp.registry()
+        if with_service:
+            reg.approval = ApprovalService("ask")
+        return reg
+
+    kernel_first = direction == "kernel-to-script"
+    path = tmp_path / "run.jsonl"
+    cases = rsp.cases()
+    cases[0] = type(cases[0])(
+        cases[0].prompt, expect=cases[0].expect, id=cases[0].id, system="Be brief."
+    )
+    live = await run_eval(
+        cases,
+        model="replay-model",
+        client=sdk_client(provider, server),
+        provider=provider,
+        registry=registry(kernel_first),
+        trials=2,
+        record=str(path),
+        progress=False,
+    )
+    marker = '<approval-policy value=\\"ask\\"/>'
+    assert (marker in path.read_text()) is kernel_first
+    replayed = await run_eval(
+        cases,
+        model="replay-model",
+        provider=provider,
+        registry=registry(not kernel_first),
+        trials=2,
+        replay=str(path),
+        progress=False,
+    )
+    assert verdicts(replayed) == verdicts(live)
+    # The "never" policy's sentence tells the model something: it counts.
+    never = registry(True)
+    assert never.approval is not None
+    never.approval = ApprovalService("never")
+    if kernel_first:
+        return
+    with pytest.raises(ReplayError, match="differs from the recording in: "):
+        await run_eval(
+            cases,
+            model="replay-model",
+            provider=provider,
+            registry=never,
+            trials=2,
+            replay=str(path),
+            progress=False,
+        )

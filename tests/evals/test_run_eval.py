@@ -75,6 +75,28 @@ async def test_a_trial_reads_its_journal(server: ReplayServer) -> None:
     assert by_plan["right"][0].recovered is None and by_plan["right"][0].passed
 
 
+@pytest.mark.parametrize("max_steps", [1, 3])
+async def test_recovered_needs_a_later_step(max_steps: int) -> None:
+    """Only a later step can recover; a no-call case that called never does."""
+    responder = rsp.Responder({"no_call": ("stray_bad",)})
+    with ReplayServer(responder) as server:
+        report = await run_eval(
+            rsp.cases(),
+            model="replay-model",
+            client=sdk_client("openai", server),
+            registry=rsp.registry(),
+            trials=10,
+            max_steps=max_steps,
+            progress=False,
+        )
+    recovered = report.summary()["recovered"]
+    # Refused first steps: 3 of 10 per call case, every no-call trial.
+    assert recovered.n == 6 * 3 + 2 * 10
+    assert recovered.successes == (0 if max_steps == 1 else 6 * 2)
+    no_call = [t for t in report.trials if t.case_id.startswith("hello")]
+    assert all(t.recovered is False for t in no_call)
+
+
 async def test_save_load_and_html(server: ReplayServer, tmp_path: Any) -> None:
     report = await run_eval(
         rsp.cases(),

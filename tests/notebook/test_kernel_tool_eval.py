@@ -99,3 +99,89 @@ def test_an_interrupt_keeps_the_trials_done(kernel: KernelHarness) -> None:
     # The kernel goes on: a new run completes.
     again = kernel.run("%tool_eval cases --trials 1 -o one", timeout=60).check()
     assert "8/8 trials" in again.stdout
+
+
+def _counts(report: object) -> list[int]:
+    summary = report.summary()  # type: ignore[attr-defined]
+    return [summary[m].successes for m in ("selected", "args_correct", "passed")]
+
+
+def test_a_kernel_recording_replays_in_a_script(
+    kernel: KernelHarness, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from responder import cases, registry
+
+    from dsh_nb.evals import run_eval
+
+    path = tmp_path / "kernel.jsonl"
+    out = kernel.run(
+        f"%tool_eval cases --trials 2 --record {path} -o krec\n"
+        "s = krec.summary()\n"
+        "print(*[s[m].successes for m in ('selected', 'args_correct', 'passed')])",
+        timeout=120,
+    ).check()
+    assert '<approval-policy value=\\"ask\\"/>' in path.read_text()
+    report = asyncio.run(
+        run_eval(
+            cases(),
+            model="replay-model",
+            registry=registry(),  # a script's: no approval service
+            trials=2,
+            replay=str(path),
+            progress=False,
+        )
+    )
+    assert out.stdout.split()[-3:] == [str(n) for n in _counts(report)]
+
+
+def test_a_script_recording_replays_in_the_kernel(
+    kernel: KernelHarness, server: ReplayServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from evalkit import sdk_client
+    from responder import cases, registry
+
+    from dsh_nb.evals import run_eval
+
+    path = tmp_path / "script.jsonl"
+    report = asyncio.run(
+        run_eval(
+            cases(),
+            model="replay-model",
+            client=sdk_client("openai", server),
+            registry=registry(),
+            trials=2,
+            record=str(path),
+            progress=False,
+        )
+    )
+    out = kernel.run(
+        f"%tool_eval cases --trials 2 --replay {path} -o krep\n"
+        "s = krep.summary()\n"
+        "print(*[s[m].successes for m in ('selected', 'args_correct', 'passed')])",
+        timeout=120,
+    ).check()
+    assert out.stdout.split()[-3:] == [str(n) for n in _counts(report)]
+
+
+def test_a_practice_model_with_variants_and_flags(kernel: KernelHarness) -> None:
+    """No key, no server: a function plays the model in the kernel."""
+    out = kernel.run(
+        "from dsh_nb.evals import oracle\n"
+        "practice = oracle(cases)\n"
+        "regs = {'A': responder.registry(), 'B': responder.registry()}\n"
+        "%tool_eval cases --model practice --variants regs --max-steps 1 "
+        "--execute dry --trials 2 -o vr\n"
+        "print(vr.variants, vr.meta['maxSteps'], vr.meta['model'], "
+        "vr.summary()['passed'].successes, len(vr.trials))",
+        timeout=120,
+    ).check()
+    assert out.stdout.splitlines()[-1] == "('A', 'B') 1 oracle 32 32"
+    bad = kernel.execute("%tool_eval cases --variants nope", check=False)
+    assert bad.content["ename"] == "UsageError"
+    assert "--variants takes the name of a dict" in bad.content["evalue"]
+    bad = kernel.execute("%tool_eval cases --max-steps 0", check=False)
+    assert "--max-steps must be 1 or more" in bad.content["evalue"]

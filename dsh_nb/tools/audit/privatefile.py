@@ -21,7 +21,7 @@ import os
 import stat
 from typing import Final
 
-__all__ = ["PrivateFileError", "open_private"]
+__all__ = ["PrivateFileError", "check_private", "open_private"]
 
 _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
@@ -82,3 +82,30 @@ def open_private(path: str | os.PathLike[str], *, append: bool) -> int:
             os.close(fd)
         raise
     return fd
+
+
+def check_private(path: str | os.PathLike[str]) -> None:
+    """Refuse what :func:`open_private` would refuse, without opening it.
+
+    For a writer that replaces the file (a temporary file moved into
+    place) rather than writing through it: what is at the path now must
+    still be nothing, or a regular file of this user's that only it reads.
+    """
+    where = os.fspath(path)
+    try:
+        info = os.lstat(where)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise _refuse(where, "it is a symbolic link; give the real path")
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(where, "it is not a regular file")
+    owner = getattr(os, "geteuid", None)
+    if owner is not None and info.st_uid != owner():
+        raise _refuse(where, "it belongs to another user")
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise _refuse(
+            where,
+            f"others may read it (mode {stat.S_IMODE(info.st_mode):o}); "
+            f"run chmod 600 {where}",
+        )

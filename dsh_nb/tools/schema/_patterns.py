@@ -14,6 +14,7 @@ because jsonschema matches those patterns in a helper of its own.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -77,8 +78,13 @@ def _late(pattern: str) -> str:
     return f"could not be checked against the pattern {pattern!r} in time"
 
 
+@functools.cache
 def guarded_validator(cls: Any) -> Any:
-    """``cls`` with every schema pattern matched under a time limit."""
+    """``cls`` with every schema pattern matched under a time limit.
+
+    Made once per draft: ``validators.extend`` builds a new class (several
+    ms), and nothing in it depends on the schema it will check.
+    """
     from jsonschema import ValidationError, validators
 
     base_additional = cls.VALIDATORS.get("additionalProperties")
