@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, cast
 
+from dsh_nb.tools.audit.resultsize import MAX_RESULT_ROWS
 from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.pipeline.results import (
@@ -95,6 +96,9 @@ class CallState:
         ex = self.execution
         call_id = ex.call_id
         ex._close_wrappers()  # the body runs: the signal is fixed
+        # The body turns its value into a result (a table cut to the rows):
+        # set for a sync body and the worker thread's copied context.
+        rows = MAX_RESULT_ROWS.set(self.plan.max_result_rows())
         try:
             plan = self.plan
             tool = plan.lookup(ex.name, ex.agent)
@@ -116,12 +120,15 @@ class CallState:
             result = self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
             result = self.keep(settle(call_id, out), out)
+        finally:
+            MAX_RESULT_ROWS.reset(rows)
         ex._open_wrappers()
         return Ready(result)
 
     async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
         ex = self.execution
         call_id = ex.call_id
+        rows = MAX_RESULT_ROWS.set(self.plan.max_result_rows())  # an async body
         try:
             out = await pending
         except BODY_FATAL:
@@ -134,6 +141,7 @@ class CallState:
         else:
             return self.keep(settle(call_id, out), out)
         finally:
+            MAX_RESULT_ROWS.reset(rows)
             ex._open_wrappers()
 
     def keep(
