@@ -159,7 +159,9 @@ async def test_a_table_annotation_with_another_value_warns_and_sends_json() -> N
         """Not a frame."""
         return [1, 2]  # type: ignore[return-value]
 
-    with pytest.warns(UserWarning, match="not the pandas.DataFrame its return annotation"):
+    with pytest.warns(
+        UserWarning, match="not the pandas.DataFrame its return annotation"
+    ):
         _, result = await call(wrong, ToolRegistry())
     assert result_text(result) == "[1,2]" and "structuredContent" not in (
         result.meta or {}
