@@ -182,6 +182,10 @@ class LiveCall(TalkingCard):
 
     # --- display --------------------------------------------------------------
 
+    def _ipython_display_(self) -> None:
+        """As a cell's value: the card is shown already, so nothing more."""
+        self.show()
+
     def show(self) -> LiveCall:
         """Display the card in the current cell (once); no-op outside IPython."""
         if self._handle is None and self._state.shell is not None and _shell_running():

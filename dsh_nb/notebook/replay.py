@@ -320,8 +320,18 @@ def replay(
     if isinstance(source, SessionLog):
         events, label = _events(source), "a session log"
     else:
-        read = scan_journal(source)
-        events, label = list(read.events), repr(os.fspath(source))
+        label = repr(os.fspath(source))
+        try:
+            read = scan_journal(source)
+        except FileNotFoundError:
+            from IPython.core.error import UsageError
+
+            # One clear line in the notebook, not a traceback through dsh_nb.
+            raise UsageError(
+                f"replay: no file {label}; give a journal written by "
+                "%tool_log --save, SessionLog.write_jsonl or serve --journal"
+            ) from None
+        events = list(read.events)
         skipped = read.bad_lines
     presenter = ToolPresenter(registry if registry is not None else state.registry)
     book = CallBook()
