@@ -180,6 +180,7 @@ class LiveCall(TalkingCard):
     def __repr__(self) -> str:
         return f"<LiveCall {self.name!r} {self.call_id!r} {self._status}>"
 
+    session_rule = False  # "Allow for this session" added a rule: the card says so
     # --- display --------------------------------------------------------------
 
     def _ipython_display_(self) -> None:
@@ -412,7 +413,8 @@ class LiveCall(TalkingCard):
         result, outcome = run.result, run.outcome
         self.outcome = outcome
         if outcome.approval is not None:
-            self._approval = outcome.approval
+            rule = " (a rule now allows it for this session)" * self.session_rule
+            self._approval = outcome.approval + rule
         # The card keeps a bounded copy; the caller gets the result whole.
         shown, _ = bound_result(result, state.agent.session.max_result_bytes)
         with interrupt.presenting():
