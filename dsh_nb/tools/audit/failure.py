@@ -13,6 +13,7 @@ written anywhere.
 from __future__ import annotations
 
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from typing import Final
@@ -26,6 +27,10 @@ MAX_TRACEBACK_CHARS: Final = 12_000
 
 _OURS: Final = os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep
 _CHAIN: Final = 8  # chained exceptions followed at most
+# A notebook cell's code lives in a temporary file named by the kernel's
+# process id (ipykernel's /tmp/ipykernel_<pid>/<hash>.py): shown as
+# "<cell hash>", so a stored notebook reads the same on every run.
+_CELL_FILE: Final = re.compile(r"[\\/]ipykernel_\d+[\\/](\w+)\.py$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,11 @@ def _frames(stack: traceback.StackSummary) -> list[str]:
         if hidden:
             out.append(_collapsed(hidden))
             hidden = 0
-        out.extend(traceback.StackSummary.from_list([frame]).format())
+        cell = _CELL_FILE.search(frame.filename)
+        text = traceback.StackSummary.from_list([frame]).format()[0]
+        if cell is not None:
+            text = text.replace(f'"{frame.filename}"', f"<cell {cell.group(1)}>", 1)
+        out.append(text)
     if hidden:
         out.append(_collapsed(hidden))
     return out
