@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from IPython.core.error import UsageError
+
 from dsh_nb.cards.model import STATUSES
 from dsh_nb.cards.talk import CardTalk
 from dsh_nb.notebook.live import card_status, still_running
@@ -323,14 +325,8 @@ def replay(
         label = repr(os.fspath(source))
         try:
             read = scan_journal(source)
-        except FileNotFoundError:
-            from IPython.core.error import UsageError
-
-            # One clear line in the notebook, not a traceback through dsh_nb.
-            raise UsageError(
-                f"replay: no file {label}; give a journal written by "
-                "%tool_log --save, SessionLog.write_jsonl or serve --journal"
-            ) from None
+        except FileNotFoundError:  # one clear line, not a traceback through dsh_nb
+            raise UsageError(f"replay: no journal file {label}") from None
         events = list(read.events)
         skipped = read.bad_lines
     presenter = ToolPresenter(registry if registry is not None else state.registry)
