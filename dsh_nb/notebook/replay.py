@@ -327,8 +327,7 @@ def replay(
             read = scan_journal(source)
         except FileNotFoundError:  # one clear line, not a traceback through dsh_nb
             raise UsageError(f"replay: no journal file {label}") from None
-        events = list(read.events)
-        skipped = read.bad_lines
+        events, skipped = list(read.events), read.bad_lines
     presenter = ToolPresenter(registry if registry is not None else state.registry)
     book = CallBook()
     for event in events:

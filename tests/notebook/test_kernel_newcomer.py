@@ -68,7 +68,9 @@ def test_replay_of_a_missing_file_is_one_clear_line(kernel: KernelHarness) -> No
     reply = kernel.execute(
         "from dsh_nb import replay\nreplay('missing.jsonl')", check=False
     )
-    assert reply.stderr.startswith("UsageError: replay: no journal file 'missing.jsonl'")
+    assert reply.stderr.startswith(
+        "UsageError: replay: no journal file 'missing.jsonl'"
+    )
     assert reply.stderr.count("\n") == 1 and "Traceback" not in reply.stderr
 
 
