@@ -35,6 +35,7 @@ from dsh_nb.cards.markup import (
     pre,
 )
 from dsh_nb.cards.media import PICTURE_TYPES
+from dsh_nb.cards.tables import table_html, table_of
 from dsh_nb.cards.talk import talk_html
 
 __all__ = ["TAGS", "card_html"]
@@ -204,6 +205,9 @@ def _block(block: Shown, error: bool) -> str:
         return media + (_notice(block.notice, ERR) if block.notice else "")
     if not block.text and block.notice:
         return _notice(block.notice, ERR)
+    shape = None if error or block.notice else table_of(block.text)
+    if shape is not None:
+        return table_html(shape, block.text)
     style = PRE_STYLE + (f";border-left:3px solid {ERR}" if error else "")
     html = pre(esc(block.text), "dsh-ToolCard-content", style)
     return html + (_notice(block.notice, ERR) if block.notice else "")
@@ -233,6 +237,17 @@ def _generic(card: CardLayout) -> list[str]:
     for block in card.blocks:
         out.append(_block(block, card.model.is_error))
     return out
+
+
+def _failure(card: CardLayout) -> str:
+    """What the body raised: its type and message, the traceback folded."""
+    failure = card.model.failure
+    assert failure is not None
+    limit = card.limits.max_output_chars
+    head = f"{failure.type}: {failure.message}"[:limit]
+    summary = el("summary", esc(f"{head} (traceback)"), f"{_SUMMARY};color:{ERR}")
+    body = pre(esc(failure.traceback[-limit:]), "dsh-ToolCard-traceback")
+    return el("details", summary + body, _SECTION, "dsh-ToolCard-failure")
 
 
 def _trace(card: CardLayout) -> str:
@@ -272,6 +287,8 @@ def card_html(card: CardLayout) -> str:
             sections.append(_notice("no file changes"))
     if model.talk is not None and not model.talk.empty:
         sections.append(talk_html(model.talk))
+    if model.failure is not None:
+        sections.append(_failure(card))
     if model.trace:
         sections.append(_trace(card))
     border = ERR if model.is_error else STATUS_COLOURS[model.status]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.tools.presentation import (
     DiffCallView,
@@ -19,6 +19,9 @@ from dsh_nb.tools.presentation import (
 )
 from dsh_nb.tools.values.outcome import STATUSES as CORE_STATUSES
 from dsh_nb.tools.values.outcome import ToolOutcome
+
+if TYPE_CHECKING:
+    from dsh_nb.tools.audit.failure import Failure
 
 __all__ = [
     "CALL_VIEWS",
@@ -75,6 +78,19 @@ class TraceEntry:
     actor: str
     decision: str
     duration_ms: float | None = None
+
+    @classmethod
+    def of_records(cls, records: Iterable[Any]) -> tuple[TraceEntry, ...]:
+        """Entries for the pipeline's trace records (``TraceRecord``)."""
+        return tuple(
+            cls(
+                stage=r.stage,
+                actor=r.actor,
+                decision=r.decision,
+                duration_ms=round(r.duration_ms, 3),
+            )
+            for r in records
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +158,9 @@ class CardModel:
     talk
         What the call said while it ran (progress, log lines), if anything:
         a :class:`~dsh_nb.cards.talk.CardTalk`.
+    failure
+        What the tool's body raised (type, message, bounded traceback),
+        drawn folded under the result; a model never reads it.
     """
 
     tool: str
@@ -155,6 +174,7 @@ class CardModel:
     approval: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     talk: Any = None
+    failure: Failure | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.tool, str):

@@ -204,6 +204,14 @@ def card_payload(card: CardLayout) -> dict[str, Any]:
         out["limits"] = limits
     if model.talk is not None and not model.talk.empty:
         out["talk"] = talk_json(model.talk)
+    failure = model.failure
+    if failure is not None:
+        limit = card.limits.max_output_chars
+        out["failure"] = {
+            "type": failure.type,
+            "message": failure.message[:limit],
+            "traceback": failure.traceback[-limit:],
+        }
     if model.trace:
         out["trace"] = [
             {"stage": e.stage, "actor": e.actor, "decision": e.decision}

@@ -18,6 +18,7 @@ from typing import Any, Final
 from dsh_nb.export.cells import Cell, Statement, needs_of
 from dsh_nb.export.hooks import SEAMS, Hook
 from dsh_nb.export.slicer import BUILTINS, MODULE_NAMES, Problem, Slicer
+from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_ROWS
 
 __all__ = ["POLICY_TABLE", "Export", "ToolSource", "export_module"]
 
@@ -71,6 +72,7 @@ def export_module(
     default_timeout_ms: float | None = None,
     drop_decorators: Collection[object] = (),
     notebook_only: Mapping[int, str] | None = None,
+    max_result_rows: int = DEFAULT_MAX_RESULT_ROWS,
 ) -> Export:
     """Build the module for ``tools``, ``hooks`` and ``policies``.
 
@@ -93,6 +95,9 @@ def export_module(
     notebook_only
         ``id(obj)`` to a description, for objects exported code must not
         use (the kernel's registry, say).
+    max_result_rows
+        The registry's bound on the rows of a table a model reads, written
+        into the module when it is not the default.
     """
     slicer = Slicer(
         cells, namespace, drop_decorators=drop_decorators, notebook_only=notebook_only
@@ -131,6 +136,10 @@ def export_module(
     if slicer.problems:
         return Export(None, _unique(slicer.problems))
     text = _render(slicer, chosen, tools, lines, rows, default_timeout_ms)
+    if max_result_rows != DEFAULT_MAX_RESULT_ROWS:
+        at = text.index("\n", text.index("registry = _dsh.ToolRegistry(")) + 1
+        rows_line = f"registry.max_result_rows = {int(max_result_rows)!r}\n"
+        text = text[:at] + rows_line + text[at:]
     secrets = _secret_literals(chosen, text)
     if secrets:
         return Export(None, secrets)

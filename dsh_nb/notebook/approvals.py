@@ -103,6 +103,8 @@ class ApprovalConfig(Protocol):
 class LiveCallView(Protocol):
     """The part of a live call card the answerer drives."""
 
+    session_rule: bool  # "Allow for this session" added a rule for the tool
+
     def set_status(self, status: str) -> None: ...
     def show_prompt(self, widget: widgets.Widget) -> None: ...
     def clear_prompt(self, outcome: str) -> None: ...
@@ -318,6 +320,9 @@ class _Answerer:
                 self.state.allow_for_session(
                     request.tool_name, request.agent, request.call_id
                 )
+                live = self.state.live_calls.get(request.call_id or "")
+                if live is not None:
+                    live.session_rule = True
             if outcome == "cancelled" and pending.stopped is not None:
                 return pending.stopped  # a timeout, an abort or an interrupt
             return outcome

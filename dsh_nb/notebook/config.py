@@ -18,13 +18,17 @@ from typing import TYPE_CHECKING, Any
 from traitlets import Bool, CaselessStrEnum, Float, Int, TraitError, observe, validate
 
 from dsh_nb.notebook.transactional import TransactionalConfigurable
-from dsh_nb.tools.audit.resultsize import DEFAULT_MAX_RESULT_BYTES
+from dsh_nb.tools.audit.resultsize import (
+    DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_MAX_RESULT_ROWS,
+)
 from dsh_nb.tools.pipeline.approval import set_approval_policy
 from dsh_nb.tools.running.abort import is_positive_finite
 
 if TYPE_CHECKING:
     from dsh_nb.cards import CardLimits
     from dsh_nb.tools.audit.session import SessionLog
+    from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = ["DshConfig"]
 
@@ -118,9 +122,19 @@ class DshConfig(TransactionalConfigurable):
         ),
     ).tag(config=True)
 
+    max_result_rows = Int(
+        DEFAULT_MAX_RESULT_ROWS,
+        min=1,
+        help=(
+            "Rows of a table (a DataFrame, an array, an iterator's items) a "
+            "tool's result gives the model; the JSON says how many there were."
+        ),
+    ).tag(config=True)
+
     # Not a trait: the live session a policy change is recorded on. A class
     # default, because loading config fires observers inside __init__.
     session: SessionLog | None = None
+    registry: ToolRegistry | None = None  # the kernel's, for max_result_rows
 
     @validate("approval_timeout", "default_timeout_ms")
     def _positive(self, proposal: Any) -> float | None:
@@ -138,6 +152,12 @@ class DshConfig(TransactionalConfigurable):
         # The service default was fixed at load; a change is a session override.
         if self.session is not None:
             set_approval_policy(self.session, change["new"])
+
+    @observe("max_result_rows")
+    def _rows_bound_changed(self, change: Any) -> None:
+        # The bound's home is the registry, which every door's call reads.
+        if self.registry is not None:
+            self.registry.max_result_rows = change["new"]
 
     @observe("max_result_bytes")
     def _result_bound_changed(self, change: Any) -> None:

@@ -126,6 +126,7 @@ def export(state: KernelState, line: str) -> None:
         default_timeout_ms=state.config.default_timeout_ms,
         drop_decorators=_decorators(),
         notebook_only=_notebook_only(),
+        max_result_rows=state.registry.max_result_rows,
     )
     problems += result.problems
     if problems or result.text is None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from dsh_nb.cards.model import card_status, classify
-from dsh_nb.notebook import interrupt
+from dsh_nb.notebook import interrupt, postmortem
 from dsh_nb.notebook.talkcard import TalkingCard
 from dsh_nb.tools.audit.resultsize import bound_result
 from dsh_nb.tools.presentation import GenericResultView
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from dsh_nb.cards import ToolCard
     from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.audit.failure import Failure
     from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.runner import CallTicket
@@ -117,6 +118,7 @@ class LiveCall(TalkingCard):
         self._trace: Sequence[TraceRecord] = ()
         self._approval: str | None = None
         self.outcome: ToolOutcome | None = None
+        self.failure: Failure | None = None  # what the body raised, traceback and all
         with interrupt.watch(), interrupt.presenting():
             self._call_view = state.presenter.present_call(
                 call_id, name, arguments, agent
@@ -166,26 +168,24 @@ class LiveCall(TalkingCard):
             call=self._call_view,
             result=self._result_view,
             is_error=bool(self._result is not None and self._result.is_error),
-            trace=tuple(
-                TraceEntry(
-                    stage=r.stage,
-                    actor=r.actor,
-                    decision=r.decision,
-                    duration_ms=round(r.duration_ms, 3),
-                )
-                for r in trace
-            ),
+            trace=TraceEntry.of_records(trace),
             cwd=self.agent.cwd,
             approval=self._approval,
             meta=meta,
             talk=self._talk,
+            failure=self.failure,
         )
         return render_card(model, limits=config.card_limits())
 
     def __repr__(self) -> str:
         return f"<LiveCall {self.name!r} {self.call_id!r} {self._status}>"
 
+    session_rule = False  # "Allow for this session" added a rule: the card says so
     # --- display --------------------------------------------------------------
+
+    def _ipython_display_(self) -> None:
+        """As a cell's value: the card is shown already, so nothing more."""
+        self.show()
 
     def show(self) -> LiveCall:
         """Display the card in the current cell (once); no-op outside IPython."""
@@ -413,13 +413,16 @@ class LiveCall(TalkingCard):
         result, outcome = run.result, run.outcome
         self.outcome = outcome
         if outcome.approval is not None:
-            self._approval = outcome.approval
+            rule = " (a rule now allows it for this session)" * self.session_rule
+            self._approval = outcome.approval + rule
         # The card keeps a bounded copy; the caller gets the result whole.
         shown, _ = bound_result(result, state.agent.session.max_result_bytes)
         with interrupt.presenting():
             view = state.presenter.present_result(self.call_id, shown)
         self._result_view = still_running(view) if outcome.body_running else view
         self._result = result
+        self.failure = run.failure
+        postmortem.remember(run.failure)
         self._leave()
         self._finish(classify(outcome))
 

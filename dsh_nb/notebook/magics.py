@@ -16,6 +16,8 @@ call on the event loop and returns its awaitable ``LiveCall``.
 from __future__ import annotations
 
 import difflib
+import sys
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +75,10 @@ class ToolMagics(Magics):
 
     @magic_arguments()
     @argument(
-        "name", nargs="?", help="the function to register (default: the last def)"
+        "name",
+        nargs="?",
+        help="which function of the cell to register (default: the last def); "
+        "the tool takes the function's name",
     )
     @argument("--timeout", metavar="T", help="deadline: 500ms, 5s, 2m or seconds")
     @argument("--ask", action="store_true", help="ask for approval before each call")
@@ -114,9 +119,16 @@ class ToolMagics(Magics):
         description = None if args.description is None else unquote(args.description)
         defs = run_tool_cell(shell, cell)
         found = pick_function(shell.user_ns, args.name, defs)
-        definition = build_definition(
-            found, args.name, description, timeout_ms, coerce=args.coerce
-        )
+        # The definition's own warnings (no type hints, a *args) are about
+        # the user's function: one readable line each under the cell, not
+        # a UserWarning pointing into dsh_nb's files.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            definition = build_definition(
+                found, args.name, description, timeout_ms, coerce=args.coerce
+            )
+        for warning in caught:
+            print(f"warning: {warning.message}", file=sys.stderr)
         self._register(definition)
         name = definition.name
         transform: Callable[[str], str] = shell.transform_cell

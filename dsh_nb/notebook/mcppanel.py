@@ -66,6 +66,7 @@ class McpPanel:
         self._server: McpServer | None = None
         self._state = "starting"
         self.total_calls = 0
+        self._seen: set[str] = set()  # every client, kept past its session
 
     def show(self, server: McpServer) -> None:
         """Display the header in the current cell."""
@@ -123,9 +124,14 @@ class McpPanel:
         if server is None:
             return {"text/plain": "MCP server: starting"}
         clients = {a.name for a in server.agents}
+        self._seen |= clients
+        if self._state == "running":
+            who = f"clients: {_clients(clients)}"
+        else:  # its sessions are gone; say who it served, not "none yet"
+            who = f"clients served: {_clients(self._seen).replace('none yet', 'none')}"
         lines = [
             f"MCP server {self._state}: {server.url}",
-            f"clients: {_clients(clients)} · calls: {self.total_calls}",
+            f"{who} · calls: {self.total_calls}",
             f"token: in {_file_name(server)} in the Jupyter runtime folder"
             " (jupyter --runtime-dir); it is never shown",
             "settings for a client: python -m dsh_nb mcp-config"

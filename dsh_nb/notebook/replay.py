@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from IPython.core.error import UsageError
+
 from dsh_nb.cards.model import STATUSES
 from dsh_nb.cards.talk import CardTalk
 from dsh_nb.notebook.live import card_status, still_running
@@ -320,9 +322,12 @@ def replay(
     if isinstance(source, SessionLog):
         events, label = _events(source), "a session log"
     else:
-        read = scan_journal(source)
-        events, label = list(read.events), repr(os.fspath(source))
-        skipped = read.bad_lines
+        label = repr(os.fspath(source))
+        try:
+            read = scan_journal(source)
+        except FileNotFoundError:  # one clear line, not a traceback through dsh_nb
+            raise UsageError(f"replay: no journal file {label}") from None
+        events, skipped = list(read.events), read.bad_lines
     presenter = ToolPresenter(registry if registry is not None else state.registry)
     book = CallBook()
     for event in events:

@@ -69,10 +69,36 @@ class Helper:
                 namespace[self.name] = self.function
 
     def remove(self) -> None:
-        """Take the name away, unless something else has taken it since."""
-        for namespace in (self.shell.user_ns, self.shell.user_ns_hidden):
+        """Leave a stub that says dsh_nb was unloaded, unless something else
+        has taken the name since: a cell rewritten before its own
+        ``%unload_ext dsh_nb`` ran still calls it, and would otherwise fail
+        with a ``NameError`` naming this private helper."""
+        shell = self.shell
+        spaces = (shell.user_ns, shell.user_ns_hidden)
+        stubbed = False
+        for namespace in spaces:
             if namespace.get(self.name) == self.function:
-                del namespace[self.name]
+                namespace[self.name] = _unloaded
+                stubbed = True
+        if not stubbed:
+            return
+
+        def gone(*args: Any) -> None:  # after the cell: the name is gone too
+            shell.events.unregister("post_run_cell", gone)
+            for namespace in spaces:
+                if namespace.get(self.name) is _unloaded:
+                    del namespace[self.name]
+
+        shell.events.register("post_run_cell", gone)
+
+
+async def _unloaded(*args: Any) -> None:
+    from IPython.core.error import UsageError
+
+    raise UsageError(
+        "dsh_nb was unloaded (%unload_ext dsh_nb) before this magic ran; "
+        "run %load_ext dsh_nb to use it again"
+    )
 
 
 def magic_start(line: list[Any], magic: str, *, assign: bool = False) -> Start | None:

@@ -79,6 +79,8 @@ class KernelState:
         # free for approvals, other cells' calls and servers meanwhile.
         self.registry = ToolRegistry(sync_tools="thread")
         self.registry.approval = ApprovalService(policy=config.approval_policy)
+        self.registry.max_result_rows = config.max_result_rows
+        config.registry = self.registry
         self.agent = Agent("notebook", cwd=os.getcwd())
         config.session = self.agent.session
         self.agent.session.max_result_bytes = config.max_result_bytes

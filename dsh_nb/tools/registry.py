@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh_nb.tools._disposer import Disposer
 from dsh_nb.tools._restriction import Restriction
 from dsh_nb.tools._scopes import ScopeMap
+from dsh_nb.tools.audit.resultsize import MaxResultRows
 from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import ToolDefinitionError, error_message
 from dsh_nb.tools.jsonvalue import NotJsonError, snapshot_json, to_plain
@@ -48,6 +49,8 @@ _log = logging.getLogger("dsh_nb.tools")
 
 class ToolRegistry:
     """Holds tools and listeners, and runs calls through the pipeline."""
+
+    max_result_rows = MaxResultRows()  # rows of a table a model reads (default 100)
 
     def __init__(self, *, sync_tools: Literal["inline", "thread"] = "inline") -> None:
         """Make an empty registry.
@@ -348,14 +351,9 @@ class ToolRegistry:
         changed = self._scoped.pop(scope) is not None
         changed = self._restrictions.pop(scope) is not None or changed
         self._scoped_guards.pop(scope)
-        for listeners in (
-            self._pre,
-            self._execute,
-            self._post,
-            self._result,
-            self._trace,
-        ):
+        for listeners in (self._pre, self._execute, self._post, self._result):
             listeners.drop_scope(scope)
+        self._trace.drop_scope(scope)
         if changed:
             self._emit_change()
 
@@ -381,6 +379,7 @@ class ToolRegistry:
             guards=self.guards_for,
             approval=self._approval_now,
             threads=self.threads,
+            max_result_rows=lambda: self.max_result_rows,
         )
         seams = (self._pre, self._execute, self._post, self._result, self._trace)
         if not any(seam.scoped for seam in seams):

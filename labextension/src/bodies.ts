@@ -14,6 +14,7 @@ import { isMedia, media } from './media';
 import { fileLink } from './opener';
 import { int, isObject, json, Json, JsonObject, str } from './payload';
 import { terminalOutput } from './terminal';
+import { tableOf, tableView } from './tables';
 import { ILimits, ILinkContext } from './tokens';
 
 function clip(value: string, limits: ILimits): string {
@@ -43,14 +44,35 @@ export function genericBody(
   body: HTMLElement,
   call: JsonObject | null,
   result: JsonObject | null,
-  links: ILinkContext
+  links: ILinkContext,
+  failed = false
 ): void {
   if (call) {
     callSection(body, call, result !== null, links);
   }
   if (result) {
-    resultSection(body, result, links);
+    resultSection(body, result, links, !failed);
   }
+}
+
+/**
+ * A result that is one text block holding a table, drawn as the table.
+ */
+function tableResult(items: Json[]): HTMLElement | null {
+  if (items.length !== 1) {
+    return null;
+  }
+  const item = items[0];
+  if (
+    !isObject(item) ||
+    item.type !== 'text' ||
+    typeof item.text !== 'string' ||
+    typeof item.notice === 'string'
+  ) {
+    return null;
+  }
+  const shape = tableOf(item.text);
+  return shape === null ? null : tableView(shape, item.text);
 }
 
 /**
@@ -172,7 +194,8 @@ function diffs(body: HTMLElement, items: Json[], links: ILinkContext): void {
 function resultSection(
   body: HTMLElement,
   result: JsonObject,
-  links: ILinkContext
+  links: ILinkContext,
+  tables = false
 ): void {
   const tag = str(result.card);
   if (tag === 'terminal') {
@@ -180,6 +203,12 @@ function resultSection(
   } else if (tag === 'diff' && Array.isArray(result.diffs)) {
     diffs(body, result.diffs, links);
   } else if (Array.isArray(result.content)) {
+    const table = tables ? tableResult(result.content) : null;
+    if (table !== null) {
+      table.classList.add('dsh-ToolCard-result');
+      body.appendChild(table);
+      return;
+    }
     const content = blocks(result.content, links.limits);
     content.classList.add('dsh-ToolCard-result');
     body.appendChild(content);

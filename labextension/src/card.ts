@@ -7,6 +7,7 @@ import { Widget } from '@lumino/widgets';
 
 import { diffBody, genericBody, terminalBody } from './bodies';
 import { el, icon } from './dom';
+import { failureSection } from './failure';
 import { isObject, json, Json, JsonObject, readPayload, str } from './payload';
 import { STATUSES, Status } from './statuses';
 import { talk } from './talk';
@@ -121,7 +122,11 @@ export function card(
   } else if (kind === 'diff') {
     diffBody(body, call, result, links);
   } else {
-    genericBody(body, call, result, links);
+    genericBody(body, call, result, links, data.isError === true);
+  }
+  const failure = failureSection(data.failure);
+  if (failure !== null) {
+    body.appendChild(failure);
   }
   const said = talk((data.talk ?? null) as Json);
   if (said !== null) {

@@ -94,6 +94,8 @@ export interface IToolCard {
   talk?: { [key: string]: unknown };
   limits?: Partial<ILimits>;
   cwd?: string;
+  /** What the body raised: type, message and its traceback (folded). */
+  failure?: { type?: unknown; message?: unknown; traceback?: unknown };
 }
 
 /**

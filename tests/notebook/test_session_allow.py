@@ -64,7 +64,8 @@ def test_allow_for_this_session_runs_now_and_stops_asking(ip: InteractiveShell) 
     assert first.error is None
     assert first.final_cards()  # one card, done
     [card] = first.final_cards().values()
-    assert card["status"] == "done" and card["approval"] == "allowed-once"
+    assert card["status"] == "done"
+    assert card["approval"] == "allowed-once (a rule now allows it for this session)"
     # The next call runs without a prompt: nobody clicks, and it is done.
     second = run(ip, '%call send {"to": "bob", "body": "hello"}')
     [card] = second.final_cards().values()

@@ -232,3 +232,23 @@ def test_a_module_level_object_from_a_library_is_imported() -> None:
     assert done.text is not None
     assert "from dsh_nb.tools import Deny as NoWay" in done.text
     assert isinstance(_load(done.text)["never"](None, None), Deny)
+
+
+def test_the_registrys_max_result_rows_is_exported() -> None:
+    nb = Notebook()
+    nb.run("def rows(n: int) -> list:\n    '''Rows.'''\n    return iter(range(n))")
+    tools = [ToolSource(name="rows", obj=nb.ns["rows"], build=True)]
+    plain = export_module(cells=nb.cells, namespace=nb.ns, tools=tools)
+    assert plain.text is not None and "max_result_rows" not in plain.text
+    done = export_module(
+        cells=nb.cells, namespace=nb.ns, tools=tools, max_result_rows=3
+    )
+    assert done.text is not None
+    registry: ToolRegistry = _load(done.text)["registry"]
+    assert registry.max_result_rows == 3
+    result = asyncio.run(
+        registry.execute(
+            ToolExecutionInput(call_id="1", name="rows", arguments={"n": 9})
+        )
+    )
+    assert result.content[0]["text"] == '{"data":[0,1,2],"shown_rows":3,"more":true}'

@@ -48,6 +48,7 @@ from dsh_nb.tools.surrogates import escape_tree
 from dsh_nb.tools.values.outcome import DONE
 
 if TYPE_CHECKING:
+    from dsh_nb.tools.audit.failure import Failure
     from dsh_nb.tools.audit.session import Agent, SessionLog
     from dsh_nb.tools.values.execution import ToolExecutionResult
     from dsh_nb.tools.values.outcome import ToolOutcome
@@ -138,14 +139,23 @@ def record_result(
     result: ToolExecutionResult,
     outcome: ToolOutcome,
     said: str | None = None,
+    failure: Failure | None = None,
 ) -> None:
     """Write ``tool/result``: the final result and its outcome.
+
+    ``failure``: what the body raised; its type and its bounded, redacted
+    traceback are kept as ``exception`` (the result itself is unchanged).
 
     ``said``: the tool's plain ``str`` return, when ``result`` is the one
     the pipeline built from it (one text block and nothing else), so only
     its size needs checking.
     """
     limit = session.max_result_bytes
+    if failure is not None:
+        result, total = bound_result(result, limit)
+        raised = (failure.type, failure.traceback)
+        session._append_deferred((_RESULT, result, outcome, total, raised))
+        return
     if said is None:
         text = lone_text(result, limit)
     else:  # lone_text's size rule, for the text the tool returned
@@ -207,7 +217,10 @@ def _done_text_event(call_id: object, text: str) -> FrozenDict:
 
 
 def _result_event(
-    result: ToolExecutionResult, outcome: ToolOutcome, total: int | None = None
+    result: ToolExecutionResult,
+    outcome: ToolOutcome,
+    total: int | None = None,
+    raised: tuple[str, str] | None = None,
 ) -> FrozenDict:
     call_id = result.call_id
     data: dict[str, Any] = {
@@ -222,6 +235,8 @@ def _result_event(
         data["approval"] = outcome.approval
     if outcome.body_running:
         data["bodyRunning"] = True
+    if raised is not None:
+        data["exception"] = {"type": raised[0], "traceback": raised[1]}
     return _event(RESULT, data)
 
 

@@ -12,6 +12,7 @@ copied when the content fits.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.tools.jsonvalue import ABSENT, FrozenDict, FrozenList
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_RESULT_BYTES",
+    "DEFAULT_MAX_RESULT_ROWS",
+    "MAX_RESULT_ROWS",
+    "MaxResultRows",
     "bound_content",
     "bound_result",
     "content_size",
@@ -30,6 +34,42 @@ __all__ = [
 
 DEFAULT_MAX_RESULT_BYTES: Final = 4_000_000
 """What a journal or card keeps of one result unless configured (4 MB)."""
+
+DEFAULT_MAX_RESULT_ROWS: Final = 100
+"""Rows of a table (or items of an iterator) a model reads unless configured."""
+
+MAX_RESULT_ROWS: ContextVar[int] = ContextVar(
+    "dsh_nb_max_result_rows", default=DEFAULT_MAX_RESULT_ROWS
+)
+"""The running call's registry's ``max_result_rows``.
+
+A signature tool turns its return value into a result inside its own body
+(:mod:`dsh_nb.tools.signature.returns`), which knows nothing of the
+registry it was registered in; the pipeline sets this around dispatch, and
+worker threads run the body in a copy of the caller's context.
+"""
+
+
+class MaxResultRows:
+    """The registry's ``max_result_rows`` setting: a positive int, validated.
+
+    A descriptor, so the registry keeps one line for it and a bad value is
+    refused where it is set, never later in a call.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}"
+
+    def __get__(self, obj: object, owner: type | None = None) -> int:
+        if obj is None:
+            return DEFAULT_MAX_RESULT_ROWS
+        value: int = getattr(obj, self._slot, DEFAULT_MAX_RESULT_ROWS)
+        return value
+
+    def __set__(self, obj: object, value: int) -> None:
+        if type(value) is not int or value < 1:
+            raise ValueError(f"max_result_rows must be a positive int; got {value!r}")
+        setattr(obj, self._slot, value)
 
 
 _ATOMS: Final = frozenset({int, float, bool, type(None)})

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Final, cast
 
-from dsh_nb.tools.errors import ListenerContractError, ToolNotFoundError
+from dsh_nb.tools.audit.resultsize import MAX_RESULT_ROWS
+from dsh_nb.tools.errors import HarnessError, ListenerContractError, ToolNotFoundError
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.pipeline.results import (
     BODY_FATAL,
@@ -57,6 +58,7 @@ class CallState:
         "decision",
         "execution",
         "plan",
+        "raised",
         "rec",
         "said",
         "stage",
@@ -77,6 +79,8 @@ class CallState:
         # from it (one text block, nothing else): the journal then need not
         # inspect the result.
         self.said: str | None = None
+        # What the body raised, for the people who debug it (never a model).
+        self.raised: BaseException | None = None
 
     @property
     def approval(self) -> str | None:
@@ -95,6 +99,9 @@ class CallState:
         ex = self.execution
         call_id = ex.call_id
         ex._close_wrappers()  # the body runs: the signal is fixed
+        # The body turns its value into a result (a table cut to the rows):
+        # set for a sync body and the worker thread's copied context.
+        rows = MAX_RESULT_ROWS.set(self.plan.max_result_rows())
         try:
             plan = self.plan
             tool = plan.lookup(ex.name, ex.agent)
@@ -113,15 +120,19 @@ class CallState:
             ex._open_wrappers()
             raise
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            self.note_raised(exc)
             result = self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
             result = self.keep(settle(call_id, out), out)
+        finally:
+            MAX_RESULT_ROWS.reset(rows)
         ex._open_wrappers()
         return Ready(result)
 
     async def settle_async(self, pending: Awaitable[object]) -> ToolExecutionResult:
         ex = self.execution
         call_id = ex.call_id
+        rows = MAX_RESULT_ROWS.set(self.plan.max_result_rows())  # an async body
         try:
             out = await pending
         except BODY_FATAL:
@@ -130,11 +141,19 @@ class CallState:
             self.body_running = True
             return self.keep(freeze_if_json(error_result(call_id, exc)))
         except BaseException as exc:  # noqa: BLE001 - every tool failure is a result
+            self.note_raised(exc)
             return self.keep(freeze_if_json(error_result(call_id, exc)))
         else:
             return self.keep(settle(call_id, out), out)
         finally:
+            MAX_RESULT_ROWS.reset(rows)
             ex._open_wrappers()
+
+    def note_raised(self, exc: BaseException) -> None:
+        """Keep what a body raised; not the pipeline's own routed errors
+        (bad arguments, an unknown tool, a timeout), whose code says it all."""
+        if not isinstance(exc, HarnessError):
+            self.raised = exc
 
     def keep(
         self, settled: tuple[ToolExecutionResult, bool], out: object = None

@@ -32,6 +32,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Literal, overload
 
 from dsh_nb.tools.audit import journal
+from dsh_nb.tools.audit.failure import failure_of
 from dsh_nb.tools.context.binding import bind
 from dsh_nb.tools.jsonvalue import ABSENT, NotJsonError, snapshot_json
 from dsh_nb.tools.pipeline._callstate import CallState
@@ -222,16 +223,20 @@ async def _drive(
     else:
         outcome = outcome_of(status, state.stage, state.approval, state.body_running)
     ex._settle(outcome)
+    failure = None
+    if state.raised is not None and final.is_error:
+        failure = failure_of(state.raised)
+        state.raised = None
     if session is not None:
         said = state.said if final is state.trusted else None
-        journal.record_result(session, final, outcome, said)
+        journal.record_result(session, final, outcome, said, failure)
     # 9 observers
     ex._freeze()
     if tracers and rec is None:
         rec = Recorder()  # no stage ran: the trace is empty
     notify(ex, final, plan.result, tracers, rec)
     if want_run:
-        return ToolRun(result=final, outcome=outcome, execution=ex)
+        return ToolRun(result=final, outcome=outcome, execution=ex, failure=failure)
     return final
 
 

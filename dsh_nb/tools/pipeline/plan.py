@@ -78,6 +78,8 @@ class CallPlan:
     """``approval()``: the approval service as of the approval stage, or None."""
     threads: Executor | None = field(default=None, compare=False)
     """Worker threads for sync bodies, or None to run them inline."""
+    max_result_rows: Callable[[], int] = field(default=lambda: 100, compare=False)
+    """``max_result_rows()``: the registry's bound on the rows a model reads."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

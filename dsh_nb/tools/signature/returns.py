@@ -18,6 +18,11 @@ evaluation), as the MCP SDK, openai-agents and pydantic-ai do for theirs:
   choice; a model reads an empty tool message); so is an empty list,
   unless the return annotation says what its items are (``-> list[str]``
   answers ``[]``): a list built of blocks may come out empty;
+- **tables and arrays** (pandas, numpy, polars, pyarrow) are JSON data in
+  one bounded form (:mod:`~dsh_nb.tools.signature.tabular`); an
+  **iterator** is read for at most ``max_result_rows`` items, and a number
+  type dsh_nb does not know is its own ``str()``
+  (:mod:`~dsh_nb.tools.signature._prepare`);
 - **everything else** (dicts, lists, tuples, numbers, bools, dataclasses,
   pydantic models, ``datetime``, ``Path``, enums, numpy and pandas scalars)
   is one text block of compact JSON, written by pydantic's serialiser; a
@@ -33,7 +38,9 @@ where ``serve_mcp`` finds it; the text block holds the same JSON. A value
 the annotation refuses still succeeds, as plain JSON without structured
 content, with a ``UserWarning`` naming the function and the annotation:
 the call has done its work, and an error would invite the model to do it
-again (the MCP SDK fails such a call instead).
+again (the MCP SDK fails such a call instead). A table or array annotation
+(``-> pd.DataFrame``, ``-> np.ndarray``) has the schema of the form every
+table or array takes, since its columns are only known when it returns.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ import dataclasses
 import enum
 import inspect
 import json
+import numbers
 import types
 import typing
 import warnings
@@ -50,6 +58,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dsh_nb.tools.signature import _annotations as ann
+from dsh_nb.tools.signature import tabular
+from dsh_nb.tools.signature._prepare import number_text, prepared
 
 __all__ = ["ReturnPlan", "convert_return", "plan_return"]
 
@@ -80,6 +90,7 @@ class ReturnPlan:
     output_schema: dict[str, Any] | None = None
     adapter: Any = None  # pydantic TypeAdapter of the annotation, with a schema
     wrapped: bool = False  # structured content is {"result": value}
+    tabular: bool = False  # a table or array annotation: its JSON form is structured
     shown: str = ""  # the annotation as people write it
 
 
@@ -93,6 +104,10 @@ def plan_return(hints: Mapping[str, Any], where: str) -> ReturnPlan:
     hint = hints.get("return", inspect.Signature.empty)
     if hint is inspect.Signature.empty or _without_schema(hint):
         return ReturnPlan(where=where)
+    table = tabular.schema_for(ann.bare(hint))
+    if table is not None:
+        shown = ann.type_name(ann.bare(hint))
+        return ReturnPlan(where=where, output_schema=table, tabular=True, shown=shown)
     from pydantic import TypeAdapter
 
     from dsh_nb.tools.schema.wireschema import tidy_schema
@@ -158,11 +173,19 @@ def _inline_root(schema: dict[str, Any]) -> dict[str, Any]:
 def convert_return(plan: ReturnPlan, value: object) -> object:
     """Return what the pipeline takes for ``value`` (see the module's rules)."""
     structured = _NONE
+    value = prepared(value)
     if plan.adapter is not None:
         value, structured = _checked(plan, value)
+    elif plan.tabular:
+        structured = _tabular_structured(plan, value)
     if isinstance(value, str) and not isinstance(value, enum.Enum):
         content: object = str.__str__(value)
-    elif value is None or (value == [] and plan.adapter is None):
+    elif value is None or (
+        isinstance(value, list)
+        and not value
+        and plan.adapter is None
+        and not plan.tabular
+    ):
         content = []  # an empty list of blocks, unless typed as data
     else:
         blocks = _as_blocks(value)
@@ -179,6 +202,22 @@ def convert_return(plan: ReturnPlan, value: object) -> object:
 
 
 _NONE: Final[Any] = object()
+
+
+def _tabular_structured(plan: ReturnPlan, value: object) -> Any:
+    """The table or array JSON as structured content, if ``value`` is one."""
+    wanted = plan.output_schema or {}
+    keys = set(wanted.get("required", ()))
+    if isinstance(value, dict) and keys <= value.keys():
+        return value
+    warnings.warn(
+        f"{plan.where} returned {type(value).__name__}, not the {plan.shown} "
+        "its return annotation names; it is sent as JSON without structured "
+        "content: fix the annotation",
+        UserWarning,
+        stacklevel=3,
+    )
+    return _NONE
 
 
 def _checked(plan: ReturnPlan, value: object) -> tuple[Any, Any]:
@@ -231,12 +270,16 @@ def json_text(value: object) -> str:
     """``value`` as compact JSON text, or its ``str()`` when it has none."""
     from pydantic_core import PydanticSerializationError, to_json
 
-    for attempt in (value, _without_nat(value, 0)):
-        try:
-            return to_json(attempt, fallback=_fallback, inf_nan_mode="null").decode()
-        except (PydanticSerializationError, ValueError, RecursionError):
-            continue
-    return str(value)
+    try:
+        return to_json(value, fallback=_fallback, inf_nan_mode="null").decode()
+    except (PydanticSerializationError, ValueError, RecursionError):
+        pass
+    try:  # only now: a walk of the whole value is the slow path
+        return to_json(
+            _without_nat(value, 0), fallback=_fallback, inf_nan_mode="null"
+        ).decode()
+    except (PydanticSerializationError, ValueError, RecursionError):
+        return str(value)
 
 
 def _without_nat(value: object, depth: int) -> object:
@@ -252,15 +295,15 @@ def _without_nat(value: object, depth: int) -> object:
 
 
 def _fallback(value: Any) -> Any:
-    """A JSON form for what pydantic does not know: numpy, pandas, else str."""
-    module = type(value).__module__.split(".")[0]
-    if module in ("numpy", "pandas"):
-        if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", 0)):
-            return value.item()
-        if callable(getattr(value, "tolist", None)) and module == "numpy":
-            return value.tolist()
-        if type(value).__name__ in ("NAType", "NaTType"):
-            return None
+    """A JSON form for what pydantic does not know: tables and arrays as
+    :mod:`~dsh_nb.tools.signature.tabular` writes them, numbers as their
+    ``str()`` says, anything else as its ``str()``."""
+    if tabular.is_tabular(value):
+        return tabular.tabular_json(value)
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if isinstance(value, numbers.Number):
+        return number_text(value)
     return str(value)
 
 
@@ -294,19 +337,30 @@ def _as_blocks(value: object) -> object | None:
     if single is not None:
         return [single]
     if isinstance(value, list) and value:
-        blocks = [_block(v) for v in value]
-        return blocks if all(b is not None for b in blocks) else None
+        return _all_blocks(value)
     if isinstance(value, Mapping) and "content" in value:
         if not value.keys() <= {"content", "meta"}:
             return None
         items = value["content"]
         if not isinstance(items, list):
             return None
-        blocks = [_block(v) for v in items]
-        if not all(b is not None for b in blocks):
+        blocks = _all_blocks(items)
+        if blocks is None:
             return None
-        out = {"content": blocks}
+        out: dict[str, Any] = {"content": blocks}
         if "meta" in value:
             out["meta"] = value["meta"]
         return out
     return None
+
+
+def _all_blocks(items: list[Any]) -> list[Mapping[str, Any]] | None:
+    """Every item as a block, or None at the first that is data (a long
+    list of data is known as such without a look at every item)."""
+    blocks = []
+    for item in items:
+        block = _block(item)
+        if block is None:
+            return None
+        blocks.append(block)
+    return blocks

@@ -8,7 +8,7 @@ name the outcome: the floor stays free of circles.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dsh_nb.tools.values.execution import ToolExecution, ToolExecutionResult
@@ -24,6 +24,10 @@ class ToolRun:
     result: ToolExecutionResult
     outcome: ToolOutcome
     execution: ToolExecution
+    failure: Any = None
+    """What the body raised (an ``audit.failure.Failure``: type, message,
+    traceback), for people, never a model; typed loosely so the values
+    floor imports nothing above it."""
 
 
 def settled_status(result: ToolExecutionResult) -> Status:
