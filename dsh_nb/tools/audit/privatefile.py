@@ -61,18 +61,7 @@ def open_private(path: str | os.PathLike[str], *, append: bool) -> int:
             exc.errno, f"cannot open {where!r}: {exc.strerror}"
         ) from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _refuse(where, "it is not a regular file")
-        owner = getattr(os, "geteuid", None)
-        if owner is not None and info.st_uid != owner():
-            raise _refuse(where, "it belongs to another user")
-        if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise _refuse(
-                where,
-                f"others may read it (mode {stat.S_IMODE(info.st_mode):o}); "
-                f"run chmod 600 {where}",
-            )
+        _vet(where, os.fstat(fd))
         if _NONBLOCK:
             os.set_blocking(fd, True)
         if not append:
@@ -98,6 +87,11 @@ def check_private(path: str | os.PathLike[str]) -> None:
         return
     if stat.S_ISLNK(info.st_mode):
         raise _refuse(where, "it is a symbolic link; give the real path")
+    _vet(where, info)
+
+
+def _vet(where: str, info: os.stat_result) -> None:
+    """Refuse a file that is not regular, not ours, or readable by others."""
     if not stat.S_ISREG(info.st_mode):
         raise _refuse(where, "it is not a regular file")
     owner = getattr(os, "geteuid", None)
