@@ -16,6 +16,7 @@ from evalkit import sdk_client
 from dsh_nb.evals import EvalProgress, run_eval
 from dsh_nb.models.replay_server import ReplayServer
 from dsh_nb.models.scripted import ApiError
+from dsh_nb.tools.audit.privatefile import PrivateFileError
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -165,7 +166,8 @@ async def test_a_resume_needs_the_same_settings(
     target = tmp_path / "elsewhere.txt"
     target.write_text("not mine\n")
     link.symlink_to(target)
-    with pytest.raises(ValueError, match="exists and cannot be resumed"):
+    # A link is refused before it is read or replaced, as a journal's is.
+    with pytest.raises(PrivateFileError, match="is a symbolic link"):
         await run_eval(
             rsp.cases()[:1],
             model="replay-model",
