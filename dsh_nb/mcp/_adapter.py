@@ -235,7 +235,7 @@ class RegistryAdapter:
         import anyio
 
         from dsh_nb.mcp.content import to_call_result
-        from dsh_nb.mcp.elicit import served_call
+        from dsh_nb.mcp.elicit import explain_unasked, served_call
 
         agent = self.agent_for(ctx)
         controller = AbortController()
@@ -297,7 +297,10 @@ class RegistryAdapter:
             return _interrupted(answer)
         definition = self.registry.get(params.name, agent)
         output = getattr(definition, "output_schema", None)
-        return to_call_result(answer.result, output)
+        # A client that could not be asked is told why (elicit.py).
+        return explain_unasked(
+            to_call_result(answer.result, output), served, answer.outcome
+        )
 
     # --- list_changed -----------------------------------------------------------
 

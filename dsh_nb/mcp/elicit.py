@@ -15,7 +15,11 @@ pipeline and the approval sub-task inherit it.
   ``cancelled``; an error or a malformed answer fails closed
   (``unavailable``).
 * Otherwise the headless outcome applies, ``unavailable`` by default: the
-  call is denied, as the seam denies with no answerer.
+  call is denied, as the seam denies with no answerer. The core's denial
+  says only that no approval channel is available; the MCP door adds why
+  (:func:`why_unasked`): the client declared no elicitation support, or a
+  stateless server never saw what it declared, and which server option
+  (``--without-elicitation``) chooses what such a call gets.
 
 The audit pair (``approval/asked``, ``approval/decided``) is the seam's, so
 the journal records the outcome exactly as the notebook's does.
@@ -27,7 +31,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.mcp.question import question
@@ -36,11 +40,13 @@ from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.pipeline.approval import OUTCOMES, ApprovalService
 
 if TYPE_CHECKING:
+    from mcp import types
     from mcp.server.context import ServerRequestContext
 
     from dsh_nb.mcp.rounds import Channel
     from dsh_nb.tools.pipeline.approval import ApprovalOutcome, ApprovalRequest
     from dsh_nb.tools.registry import ToolRegistry
+    from dsh_nb.tools.values.outcome import ToolOutcome
 
 __all__ = [
     "HEADLESS",
@@ -48,9 +54,11 @@ __all__ = [
     "answer_by_elicitation",
     "can_elicit",
     "declares_elicitation",
+    "explain_unasked",
     "mount_approvals",
     "served_call",
     "serving",
+    "why_unasked",
 ]
 
 _log = logging.getLogger(__name__)
@@ -79,6 +87,9 @@ class ServedCall:
     ctx: ServerRequestContext[Any, Any]
     arguments: object
     channel: Channel | None = None
+    #: Why an ``ask`` of this call got the headless outcome (the answerer
+    #: fills it; the door tells the client).
+    unasked: list[str] = field(default_factory=list)
 
 
 _CALL: ContextVar[ServedCall | None] = ContextVar("dsh_nb_mcp_call", default=None)
@@ -122,6 +133,56 @@ def can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     )
 
 
+def why_unasked(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The sentence added to an ``unavailable`` denial of this request.
+
+    It names the client's side (what it declared) and the server's option,
+    so the person reading the denial knows which of the two to change.
+    """
+    option = (
+        "The server's --without-elicitation option (deny, reject or allow) "
+        "sets what a call that needs approval gets from such a client."
+    )
+    handshake = not ctx.protocol_version.startswith("2026")
+    if handshake and ctx.session.client_params is None:
+        # No initialize seen on this request's session: a stateless server.
+        return (
+            "This server keeps no session (stateless), so it does not know "
+            "whether the MCP client supports elicitation and cannot ask it. " + option
+        )
+    if not declares_elicitation(ctx):
+        return (
+            "The MCP client declared no elicitation support, so the server "
+            "cannot ask it for approval. " + option
+        )
+    return None
+
+
+def explain_unasked(
+    result: types.CallToolResult, served: ServedCall | None, outcome: ToolOutcome
+) -> types.CallToolResult:
+    """Add why the client was not asked to a call denied as ``unavailable``.
+
+    The core's text stays as the contract words it; the sentence follows it
+    in the same text block, which is what a client shows and a model reads.
+    """
+    if (
+        served is None
+        or not served.unasked
+        or outcome.approval != "unavailable"
+        or outcome.stage != "approval"
+        or not result.content
+    ):
+        return result
+    from mcp import types
+
+    first = result.content[0]
+    if not isinstance(first, types.TextContent):
+        return result
+    told = first.model_copy(update={"text": f"{first.text}. {served.unasked[-1]}"})
+    return result.model_copy(update={"content": [told, *result.content[1:]]})
+
+
 def answer_by_elicitation(
     headless: ApprovalOutcome = "unavailable",
 ) -> Callable[[ApprovalRequest, Callable[[], Awaitable[object]]], Any]:
@@ -136,7 +197,12 @@ def answer_by_elicitation(
         if call is not None and call.channel is not None:
             outcome = await call.channel.ask(question(request, call.arguments))
             return outcome if outcome in OUTCOMES else "unavailable"
-        if call is None or not can_elicit(call.ctx):
+        if call is None:
+            return headless
+        if not can_elicit(call.ctx):
+            reason = why_unasked(call.ctx)
+            if reason is not None and headless == "unavailable":
+                call.unasked.append(reason)
             return headless
         ctx = call.ctx
         try:

@@ -4,8 +4,9 @@ A task on the kernel's event loop polls the file (a :class:`JournalTail`:
 whole lines only, truncation and rotation survived) and turns each new call
 into a card under the cell that started it, updated in place through its
 display handle when the result arrives. A header line names the client
-whenever the next card comes from another one. Re-running the magic, or
-``%tool_log --follow --stop``, or unloading the extension, stops it. The
+and its session whenever the next card comes from another session.
+Re-running the magic, or ``%tool_log --follow --stop``, or unloading the
+extension, stops it. The
 task never touches a widget and never blocks the loop: a poll is one small
 read, then it sleeps.
 """
@@ -19,7 +20,8 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.notebook.replay import CallBook, CallEntry, client_header, entry_card
+from dsh_nb.notebook.callbook import CallBook, CallEntry
+from dsh_nb.notebook.replay import client_header, entry_card
 from dsh_nb.tools.audit.journalfile import (
     JournalTail,
     NotRegularFileError,
@@ -72,7 +74,7 @@ class Follower:
         self._book = CallBook()
         self._presenter = ToolPresenter(state.registry)
         self._handles: dict[int, DisplayHandle | None] = {}
-        self._last_client: str | None = None
+        self._last_session: str | None = None
         self._clients: set[str | None] = set()
         self.calls = 0
         self.shown = 0
@@ -140,9 +142,10 @@ class Follower:
         if self.shown >= self.max_cards:
             self._book.forget(entry)
             return True
-        if client is not None and client != self._last_client:
-            _display(client_header(client, -1), raw=True)
-        self._last_client = client
+        session = entry.session
+        if client is not None and session != self._last_session:
+            _display(client_header(client, -1, session), raw=True)
+        self._last_session = session
         self.shown += 1
         handle = _display(card)
         if entry.result is None and entry.status != "cancelled":

@@ -9,9 +9,10 @@ own pure presenters, so the cards
 look as they did live, without running anything or reading other events.
 Given a chat's ``messages`` too, the replay is the whole conversation in
 order: what the user said, what the model answered, and each call's card.
-A server's journal tags each event with its client's agent name; the
-replay then shows each client's calls together, under a header, in the
-order the clients first called.
+A server's journal tags each event with its client session; the replay
+shows each session's calls together, under a header naming its client, in
+the order the sessions first called (two sessions of one client are two
+groups: :mod:`.callbook`).
 
 A replay draws at most :data:`MAX_CARDS` cards (as ``%tool_log --follow``
 does) and says how many more the returned list holds; a line that is not
@@ -22,16 +23,14 @@ skipped and counted, never the end of the replay.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from IPython.core.error import UsageError
 
-from dsh_nb.cards.model import STATUSES
-from dsh_nb.cards.talk import CardTalk
-from dsh_nb.notebook.live import card_status, still_running
-from dsh_nb.tools.audit import journal
+from dsh_nb.notebook.callbook import SESSION_EVENT, CallBook, CallEntry
+from dsh_nb.notebook.live import still_running
 from dsh_nb.tools.audit.journalfile import JournalEvent, scan_journal
 from dsh_nb.tools.audit.session import SessionLog
 from dsh_nb.tools.definition import ToolResult
@@ -48,50 +47,48 @@ __all__ = [
     "CallBook",
     "CallEntry",
     "Replay",
+    "ReplayGroup",
     "client_header",
     "entry_card",
     "replay",
 ]
 
-SESSION_EVENT: Final = "mcp/session"  # a served client session's first line
-_MAX_SESSIONS: Final = 10_000  # session names a long follow remembers
 MAX_CARDS: Final = 200  # cards one replay draws; the list holds them all
 
 
-@dataclass(slots=True, eq=False)
-class CallEntry:
-    """One call of a journal, as its events so far describe it."""
+@dataclass(frozen=True, slots=True)
+class ReplayGroup:
+    """One client session's cards, labelled by its client."""
 
-    call_id: str
-    name: str
-    arguments: Any
-    result: Mapping[str, Any] | None = None
-    status: str | None = None
-    client: str | None = None
-    approval: str | None = field(default=None)
-    body_running: bool = False
-    talk: CardTalk = field(default_factory=CardTalk)  # its progress and lines
+    session: str | None  # None: events no session tagged
+    client: str
+    cards: list[ToolCard]
 
 
 class Replay(list["ToolCard"]):
     """The replayed cards; as a cell's value it shows a one-line summary.
 
-    ``clients`` maps each client's label (its agent name) to its cards,
-    when the journal names clients.
+    When the journal names client sessions, ``sessions`` holds each
+    session's cards (a :class:`ReplayGroup`, in the order shown) and
+    ``clients`` maps each client's label (its agent name) to the cards of
+    all its sessions.
     """
 
-    __slots__ = ("clients", "skipped", "source")
+    __slots__ = ("clients", "sessions", "skipped", "source")
 
     def __init__(
         self,
         cards: list[ToolCard],
         source: str,
-        clients: dict[str, list[ToolCard]] | None = None,
+        sessions: list[ReplayGroup] | None = None,
         skipped: int = 0,
     ) -> None:
         super().__init__(cards)
         self.source = source
-        self.clients = clients or {}
+        self.sessions = sessions or []
+        self.clients: dict[str, list[ToolCard]] = {}
+        for group in self.sessions:
+            self.clients.setdefault(group.client, []).extend(group.cards)
         self.skipped = skipped
 
     def _summary(self) -> str:
@@ -102,7 +99,10 @@ class Replay(list["ToolCard"]):
         if self.clients:
             names = ", ".join(visible(name) for name in self.clients)
             many = "client" if len(self.clients) == 1 else "clients"
-            text += f" ({len(self.clients)} {many}: {names})"
+            text += f" ({len(self.clients)} {many}: {names}"
+            if len(self.sessions) != len(self.clients):
+                text += f"; {len(self.sessions)} sessions"
+            text += ")"
         if self.skipped:
             lines = "line" if self.skipped == 1 else "lines"
             text += f"; {self.skipped} {lines} skipped (not journal events)"
@@ -118,120 +118,14 @@ class Replay(list["ToolCard"]):
         printer.text(self._summary())
 
 
-class CallBook:
-    """The calls of a journal, built up one event at a time.
-
-    A server's journal tags each event with its client session's id and
-    opens each session with an ``mcp/session`` line naming the client
-    (``claude-code``); calls are grouped by that name, so a stateless
-    server's many sessions of one client read as one client. Calls are
-    keyed by session and call id, so two sessions' ``call-1`` stay apart.
-    ``add`` returns the entry an event created or changed (None for events
-    that are not the core's journal, or a result of a call never seen).
-    """
-
-    def __init__(self) -> None:
-        self.entries: list[CallEntry] = []
-        self.clients: dict[str | None, list[CallEntry]] = {}
-        self._latest: dict[tuple[str | None, str], CallEntry] = {}
-        self._names: dict[str, str] = {}
-        self.bad = 0  # events skipped: a status the cards do not know
-
-    def client_of(self, event: JournalEvent) -> str | None:
-        """The client an event belongs to: its session's client name."""
-        tag = event.agent
-        return None if tag is None else self._names.get(tag, tag)
-
-    def add(self, event: JournalEvent) -> CallEntry | None:
-        kind, data = event.type, event.data
-        if kind == SESSION_EVENT and event.agent is not None:
-            name = data.get("client")
-            if isinstance(name, str) and name:
-                if len(self._names) >= _MAX_SESSIONS:
-                    del self._names[next(iter(self._names))]
-                self._names[event.agent] = name
-            return None
-        call_id = data.get("callId")
-        if not isinstance(call_id, str):
-            return None
-        key = (event.agent, call_id)
-        if kind == journal.CALL:
-            client = self.client_of(event)
-            entry = CallEntry(
-                call_id, str(data.get("name", "")), data.get("arguments"), client=client
-            )
-            self.entries.append(entry)
-            self.clients.setdefault(client, []).append(entry)
-            self._latest[key] = entry
-            return entry
-        found = self._latest.get(key)
-        if found is None:
-            return None
-        if kind == journal.RESULT:
-            status = data.get("status")
-            if isinstance(status, str) and card_status(status) not in STATUSES:
-                self.bad += 1  # not the core's: skipped, not the end
-                return None
-            result = data.get("result")
-            found.result = result if isinstance(result, Mapping) else None
-            found.status = card_status(status) if isinstance(status, str) else None
-            approval = data.get("approval")
-            found.approval = approval if isinstance(approval, str) else None
-            found.body_running = data.get("bodyRunning") is True
-        elif kind == journal.CANCELLED:
-            found.status = "cancelled"
-        elif not heard(found, kind, data):
-            return None
-        return found
-
-    def forget(self, entry: CallEntry) -> None:
-        """Drop a settled call (a follow keeps only calls still open)."""
-        for key, latest in list(self._latest.items()):
-            if latest is entry:
-                del self._latest[key]
-        group = self.clients.get(entry.client)
-        if group is not None and entry in group:
-            group.remove(entry)
-            if not group:
-                del self.clients[entry.client]
-        if entry in self.entries:
-            self.entries.remove(entry)
-
-
-def heard(entry: CallEntry, kind: str, data: Mapping[str, Any]) -> bool:
-    """Add a ``tool/progress`` or ``tool/log`` event to the call's card."""
-    from dsh_nb.tools.context import LogLine, Progress
-
-    if kind == "tool/progress" and isinstance(data.get("progress"), (int, float)):
-        total, message = data.get("total"), data.get("message")
-        entry.talk = entry.talk.with_progress(
-            Progress(
-                float(data["progress"]),
-                float(total) if isinstance(total, (int, float)) else None,
-                message if isinstance(message, str) else None,
-            )
-        )
-        return True
-    if kind == "tool/log" and isinstance(data.get("text"), str):
-        logger = data.get("logger")
-        line = LogLine(
-            str(data.get("level", "info")),
-            data["text"],
-            str(data.get("source", "log")),
-            logger if isinstance(logger, str) else None,
-        )
-        entry.talk = entry.talk.with_line(line)
-        return True
-    return False
-
-
-def client_header(label: str, calls: int) -> dict[str, str]:
-    """The bundle shown above one client's cards (escaped: a client names
-    itself)."""
+def client_header(label: str, calls: int, session: str | None = None) -> dict[str, str]:
+    """The bundle shown above one session's cards (escaped: a client names
+    itself, and a journal's session ids are the file's words)."""
     from dsh_nb.cards.escape import esc, visible
 
     noun = "call" if calls == 1 else "calls"
-    count = f" · {calls} {noun}" if calls >= 0 else ""
+    count = f" · session {session}" if session is not None else ""
+    count += f" · {calls} {noun}" if calls >= 0 else ""
     html = (
         "<div class='dsh-ClientHeader' style='margin-top:6px;font-family:"
         "var(--jp-ui-font-family, sans-serif);font-size:12px;color:"
@@ -297,8 +191,9 @@ def replay(
     source
         A JSON Lines file written by ``%tool_log --save`` (or
         ``SessionLog.write_jsonl``), or a server's journal, whose events
-        name their client (``"agent"``): each client's calls are then shown
-        together under a header. Or a ``SessionLog``.
+        name their client session (``"agent"``): each session's calls are
+        then shown together under a header naming its client. Or a
+        ``SessionLog``.
     registry
         Where the tools' presenters are looked up; the kernel registry by
         default. A tool that is not registered gets the generic card.
@@ -313,7 +208,8 @@ def replay(
     -------
     Replay
         The cards, a ``list`` of displayable ``ToolCard`` (grouped by
-        client); ``.clients`` maps each client to its cards.
+        client session); ``.sessions`` holds each session's cards and its
+        client, ``.clients`` maps each client to its sessions' cards.
     """
     from dsh_nb.notebook.current import current_state
 
@@ -340,10 +236,10 @@ def replay(
         )
     show: Callable[..., Any] = _show if shown else _hide
     cards: list[ToolCard] = []
-    groups: dict[str, list[ToolCard]] = {}
-    named = any(client is not None for client in book.clients)
+    groups: list[ReplayGroup] = []
+    named = any(session is not None for session in book.sessions)
     drawn = 0
-    for client, entries in book.clients.items():
+    for session, entries in book.sessions.items():
         group = []
         for entry in entries:
             try:
@@ -352,10 +248,10 @@ def replay(
                 skipped += 1
         cards += group
         if named:
-            name = client if client is not None else "unnamed client"
-            groups[name] = group
+            name = book.client_of(session) or "unnamed client"
+            groups.append(ReplayGroup(session, name, group))
             if drawn < MAX_CARDS:
-                show(client_header(name, len(group)), raw=True)
+                show(client_header(name, len(group), session), raw=True)
         for card in group:
             if drawn < MAX_CARDS:
                 show(card)

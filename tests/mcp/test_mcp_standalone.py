@@ -425,14 +425,15 @@ async def test_allowed_host_lets_a_proxy_name_through_and_nothing_else(
     assert foreign.status_code == 421
 
 
-async def test_a_journal_of_two_clients_replays_in_a_notebook_grouped_by_client(
+async def test_a_journal_of_two_clients_replays_in_a_notebook_grouped_by_session(
     runtime: Path, tmp_path: Path
 ) -> None:
     from IPython.core.interactiveshell import InteractiveShell
 
     log = tmp_path / "calls.jsonl"
     argv = serve_argv(str(TOOLS), "--stdio", "--journal", str(log))
-    for name, calls in (("claude-code", 2), ("cursor", 1)):
+    # claude-code twice: two sessions of one client stay two groups.
+    for name, calls in (("claude-code", 2), ("cursor", 1), ("claude-code", 1)):
         async with stdio(argv, runtime, name=name) as c:
             for i in range(calls):
                 await c.call_tool("add", {"a": i, "b": 1})
@@ -445,7 +446,11 @@ async def test_a_journal_of_two_clients_replays_in_a_notebook_grouped_by_client(
     finally:
         ip.run_cell("%unload_ext dsh_nb")
     assert {k: len(v) for k, v in replayed.clients.items()} == {
-        "claude-code": 2,
+        "claude-code": 3,
         "cursor": 1,
     }
-    assert len(replayed) == 3
+    groups = [(g.client, len(g.cards)) for g in replayed.sessions]
+    assert groups == [("claude-code", 2), ("cursor", 1), ("claude-code", 1)]
+    sessions = [line for line in journal(log) if line["type"] == "mcp/session"]
+    assert [g.session for g in replayed.sessions] == [s["agent"] for s in sessions]
+    assert len(replayed) == 4

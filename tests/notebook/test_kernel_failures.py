@@ -10,6 +10,7 @@ at the tool's own frame, after ``%call`` and after ``%%chat`` alike.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -17,6 +18,8 @@ import pytest
 from kernel_harness import KernelHarness, Reply
 
 from dsh_nb.cards import CARD_MIME
+from dsh_nb.models.replay_server import ReplayServer
+from dsh_nb.models.scripted import ToolCallSpec, Turn
 
 TOOL = '''%%tool
 SECRET = "sk-test-" + "0123456789abcdef0123"
@@ -82,6 +85,41 @@ def test_debug_opens_the_tools_frame_after_call(kernel: KernelHarness) -> None:
         "print(tb.tb_frame.f_code.co_name, type(sys.last_value).__name__)"
     )
     assert tail.stdout == "_parse ValueError\n"
+
+
+def test_debug_opens_the_tools_frame_after_chat(kernel: KernelHarness) -> None:
+    with ReplayServer() as server:
+        server.add(
+            Turn(tool_calls=(ToolCallSpec(name="broken", arguments='{"text": "qq"}'),)),
+            Turn(text="The tool failed."),
+        )
+        kernel.run(
+            "import os, sys\n"
+            f"os.environ['REPLAY_KEY'] = {server.token!r}\n"
+            f"%config DshChat.base_url = {server.openai_url!r}\n"
+            "%config DshChat.api_key_env = 'REPLAY_KEY'\n"
+            "%config DshChat.model = 'replay-model'\n"
+            # Nothing left from an earlier cell: the chat must set them.
+            "for name in ('last_type', 'last_value', 'last_traceback', 'last_exc'):\n"
+            "    sys.__dict__.pop(name, None)"
+        )
+        chat = kernel.run("%%chat --new\nParse qq, please.", timeout=60)
+        assert server.pending == 0
+    card = _card(chat)
+    assert (card["tool"], card["isError"]) == ("broken", True)
+    assert card["failure"]["type"] == "ValueError"
+    out = re.sub(r"\x1b\[[0-9;]*m", "", kernel.run(DEBUG).stdout)
+    assert out.startswith("> ") and ")_parse()" in out.splitlines()[0], out
+    assert "'qq'" in out  # `p text` in _parse's frame
+    assert ")broken()" in out  # `where` lists the tool's own frame above it
+    tail = kernel.run(
+        "tb = sys.last_traceback\nwhile tb.tb_next: tb = tb.tb_next\n"
+        "print(tb.tb_frame.f_code.co_name, type(sys.last_value).__name__,"
+        " sys.last_value)"
+    )
+    assert tail.stdout == (
+        "_parse ValueError invalid literal for int() with base 10: 'qq'\n"
+    )
 
 
 def test_the_journal_keeps_the_type_and_a_redacted_traceback(

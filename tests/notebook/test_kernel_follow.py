@@ -161,7 +161,7 @@ def test_follow_shows_another_process_s_calls_live(
         _wait(kernel, "a pending card", lambda: len(_cards(kernel, follow)) == 1)
         [(display_id, card)] = _cards(kernel, follow).items()
         assert card["status"] == "pending" and card["tool"] == "add"
-        assert "client claude-code" in _texts(kernel, follow)
+        assert "client claude-code · session s-1" in _texts(kernel, follow)
         # A result line written in two pieces is read once it is whole.
         writer("half call-1:result 1")
         time.sleep(0.8)
@@ -174,7 +174,7 @@ def test_follow_shows_another_process_s_calls_live(
         # Another client: a header names it (escaped in the HTML part).
         writer("append call-2:session call-2:call call-2:result")
         _wait(kernel, "call-2", lambda: len(_done(_cards(kernel, follow))) == 2)
-        assert "client cursor <b>" in _texts(kernel, follow)
+        assert "client cursor <b> · session s-2" in _texts(kernel, follow)
         html = [
             m["content"]["data"].get("text/html", "")
             for m in kernel.messages(follow)

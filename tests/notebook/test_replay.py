@@ -249,8 +249,8 @@ def _server_journal(path: Path) -> None:
     """Real calls of three client sessions, interleaved, journaled as
     ``python -m dsh_nb serve --journal`` does: each line tagged with its
     session's id, each session opened by an ``mcp/session`` line naming
-    its client. Two sessions are one client's (a stateless server makes
-    one per request)."""
+    its client. Two sessions are one client's (two runs of one agent), and
+    the first session calls again after the others."""
     import asyncio
     import json
 
@@ -291,12 +291,18 @@ def _server_journal(path: Path) -> None:
         )
 
     async def calls() -> None:
-        for i, agent in enumerate(agents):
-            with turn(agent):
-                # Every session uses the same call id: they must stay apart.
+        made = [0, 0, 0]
+        for i, k in enumerate([0, 1, 2, 0]):
+            made[k] += 1
+            with turn(agents[k]):
+                # Every session counts its own ids: two sessions' call-1 must
+                # stay apart.
                 await registry.execute(
                     ToolExecutionInput(
-                        call_id="call-1", name="add", arguments={"a": i}, agent=agent
+                        call_id=f"call-{made[k]}",
+                        name="add",
+                        arguments={"a": i},
+                        agent=agents[k],
                     )
                 )
 
@@ -304,7 +310,7 @@ def _server_journal(path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_replay_groups_a_servers_calls_by_client(
+def test_replay_groups_a_servers_calls_by_session_labelled_by_client(
     ip: InteractiveShell, tmp_path: Path
 ) -> None:
     path = tmp_path / "server.jsonl"
@@ -314,16 +320,27 @@ def test_replay_groups_a_servers_calls_by_client(
     assert cell.error is None
     shown = [o["data"].get("text/plain", "") for o in cell.outputs]
     cards = cell.cards()
-    assert [c["result"]["content"][0]["text"] for c in cards] == ["2", "4", "3"]
+    # s-1's two calls together, then s-2's, then s-3's: sessions of one
+    # client are not merged.
+    assert [c["result"]["content"][0]["text"] for c in cards] == ["2", "5", "3", "4"]
     headers = [t for t in shown if t.startswith("client ")]
     assert headers == [
-        "client claude-code · 2 calls",
-        "client <img src=x onerror=alert(1)> · 1 call",
+        "client claude-code · session s-1 · 2 calls",
+        "client <img src=x onerror=alert(1)> · session s-2 · 1 call",
+        "client claude-code · session s-3 · 1 call",
     ]
     html = "".join(o["data"].get("text/html", "") for o in cell.outputs)
     assert "<img" not in html and "&lt;img src=x" in html
     result = ip.user_ns["_r"]
+    groups = [(g.session, g.client, len(g.cards)) for g in result.sessions]
+    assert groups == [
+        ("s-1", "claude-code", 2),
+        ("s-2", "<img src=x onerror=alert(1)>", 1),
+        ("s-3", "claude-code", 1),
+    ]
+    # By client, every session's cards.
     assert list(result.clients) == ["claude-code", "<img src=x onerror=alert(1)>"]
-    assert [len(v) for v in result.clients.values()] == [2, 1]
-    assert "replayed 3 calls" in cell.stdout
+    assert [len(v) for v in result.clients.values()] == [3, 1]
+    assert "replayed 4 calls" in cell.stdout
     assert "(2 clients: claude-code, <img" in cell.stdout
+    assert "; 3 sessions)" in cell.stdout
