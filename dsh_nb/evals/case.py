@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from dsh_nb.evals.answers import Answers, check_answers
 from dsh_nb.evals.conversation import ConversationExpect, Turn
 from dsh_nb.evals.expect import Expectation, ExpectedCall, ExpectedCalls, NoCall
 from dsh_nb.tools.definition import ToolDefinition
@@ -58,6 +59,11 @@ class Case:
     tools' state after the last turn, ``final`` one over the last reply's
     text, and ``tools`` may be a factory called once per trial (see
     :mod:`dsh_nb.evals.conversation`).
+
+    ``answers`` answers the questions a tool asks (``ctx.ask``) during the
+    case's trials: a dict from the question's message text to its answer,
+    or a callable ``answers(question)``; an unmatched question is a
+    ``decline`` (see :mod:`dsh_nb.evals.answers`).
     """
 
     prompt: str | tuple[Mapping[str, Any], ...] | tuple[Turn, ...]
@@ -68,6 +74,7 @@ class Case:
     tags: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     display_names: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    answers: Answers | None = None
 
     def __init__(
         self,
@@ -82,6 +89,7 @@ class Case:
         display_names: Mapping[str, str] | None = None,
         end_state: Any = None,
         final: Callable[[str], object] | None = None,
+        answers: Any = None,
     ) -> None:
         put = object.__setattr__
         turns = _turns(prompt)
@@ -124,6 +132,7 @@ class Case:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
             raise TypeError("Case(display_names=...) maps str wire names to str names")
         put(self, "display_names", MappingProxyType(names))
+        put(self, "answers", check_answers(answers))
         self.messages()  # a prompt whose last message is not the user's fails here
 
     @property

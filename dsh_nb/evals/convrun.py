@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from dsh_nb.evals.answers import ScriptedAnswers
 from dsh_nb.evals.conversation import (
     STATE,
     Broken,
@@ -54,8 +55,8 @@ class InOrderRunner(CallRunner):
     queues its waiters first come, first served, so they also run in order.
     """
 
-    def __init__(self, registry: Any) -> None:
-        super().__init__(registry)
+    def __init__(self, registry: Any, *, talk: object | None = None) -> None:
+        super().__init__(registry, talk=talk)
         self._lock = asyncio.Lock()
 
     async def run(self, call: DoorCall, **kwargs: Any) -> CallAnswer:
@@ -154,7 +155,10 @@ async def run_conversation(
         client=client,
         provider=run.provider,
         system=case.system,
-        runner=InOrderRunner(layer.registry),
+        runner=InOrderRunner(
+            layer.registry,
+            talk=None if case.answers is None else ScriptedAnswers(case.answers),
+        ),
         agent=agent,
         max_steps=run.max_steps,
         stream=False,
@@ -246,7 +250,8 @@ async def play_turns(
     if case.factory is None:
         raise TypeError("play_turns() needs a case whose tools are a factory")
     made = tools_of(case.factory(), f"case {case.id!r}")
-    runner = CallRunner(made.registry)
+    talk = None if case.answers is None else ScriptedAnswers(case.answers)
+    runner = CallRunner(made.registry, talk=talk)
     agent = Agent(f"play {case.id}")
     grader = _Grader(expect, made.state, case.factory)
     offered: tuple[str, ...] | None = None

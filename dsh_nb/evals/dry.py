@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from dsh_nb.evals.answers import Answers, ScriptedAnswers
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import ToolArgsError
 from dsh_nb.tools.registry import ToolRegistry
@@ -62,6 +63,16 @@ class TrialCalls:
                 self._disposers.append(
                     registry.approval.on_request(self._allow, prepend=True)
                 )
+
+    def runner_for(self, answers: Answers | None) -> CallRunner:
+        """The runner of a case's trials: :attr:`runner`, or one that answers.
+
+        A case's scripted answers are the ``talk`` of a runner of its own on
+        the same registry, so the run's hooks (dry run, checks) still apply.
+        """
+        if answers is None:
+            return self.runner
+        return CallRunner(self.registry, talk=ScriptedAnswers(answers))
 
     def agent(self, name: str) -> Agent:
         """A fresh trial agent whose calls this run handles."""

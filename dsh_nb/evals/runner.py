@@ -362,7 +362,7 @@ class _Run:
             client=trial_client,
             provider=self.provider,
             system=system,
-            runner=layer.runner,
+            runner=layer.runner_for(case.answers),
             agent=agent,
             max_steps=self.max_steps,
             stream=False,
