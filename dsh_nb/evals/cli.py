@@ -89,10 +89,10 @@ def _cases(spec: str) -> list[Any]:
             f"CASES is MODULE:ATTR (a list of Case) or a BFCL category "
             f"({', '.join(bfcl.CATEGORIES)}), not {spec!r}"
         )
-    from dsh_nb.mcp.target import TargetError, _import
+    from dsh_nb.mcp.target import TargetError, import_target_module
 
     try:
-        value: Any = _import(name)
+        value: Any = import_target_module(name)
     except TargetError as exc:
         raise UsageProblem(str(exc)) from None
     for part in attr.split("."):
@@ -159,14 +159,14 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _variants(spec: str) -> dict[str, Any] | None:
     """``--tools MODULE:ATTR`` naming a dict ``{name: ToolRegistry}``: variants."""
-    from dsh_nb.mcp.target import TargetError, _import
+    from dsh_nb.mcp.target import TargetError, import_target_module
     from dsh_nb.tools.registry import ToolRegistry
 
     name, sep, attr = spec.rpartition(":")
     if not sep or not name or not attr.isidentifier():
         return None
     try:
-        value = getattr(_import(name), attr, None)
+        value = getattr(import_target_module(name), attr, None)
     except TargetError as exc:
         raise UsageProblem(str(exc)) from None
     if (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from dsh_nb.evals.matchkey import match_key
-from dsh_nb.tools.audit.journalfile import json_object
+from dsh_nb.tools.audit.journalfile import json_object, not_regular
 from dsh_nb.tools.audit.privatefile import check_private
 
 __all__ = ["FORMAT", "Key", "Recording", "TrialKey", "resumable", "trial_order"]
@@ -159,11 +159,9 @@ def trial_order(trial: TrialKey) -> tuple[str, str, int]:
 
 def _regular(path: str) -> None:
     """Refuse a FIFO or a device: reading it would block or never end."""
-    import stat
-
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise ValueError(f"{path} is not a regular file; pass a recording file")
+    what = not_regular(path)
+    if what is not None:
+        raise ValueError(f"{what}; pass a recording file")
 
 
 def _variant(value: object) -> str | None:

@@ -269,11 +269,12 @@ class EvalReport:
     def load(cls, path: str | os.PathLike[str]) -> EvalReport:
         """Read a report :meth:`save` wrote; a malformed file is one
         ``ValueError`` naming it."""
-        import stat
+        from dsh_nb.tools.audit.journalfile import not_regular
 
         name = os.fspath(path)
-        if not stat.S_ISREG(os.stat(name).st_mode):
-            raise ValueError(f"{name} is not a regular file; pass a saved report")
+        what = not_regular(name)
+        if what is not None:
+            raise ValueError(f"{what}; pass a saved report")
         with open(name, encoding="utf-8") as fh:
             try:
                 data = json.load(fh)

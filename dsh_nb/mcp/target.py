@@ -26,7 +26,14 @@ from dsh_nb.tools.definition import ToolDefinition
 from dsh_nb.tools.errors import error_message
 from dsh_nb.tools.registry import ToolRegistry
 
-__all__ = ["Target", "TargetError", "load_target", "module_file", "short_name"]
+__all__ = [
+    "Target",
+    "TargetError",
+    "import_target_module",
+    "load_target",
+    "module_file",
+    "short_name",
+]
 
 
 _PRIVATE_PREFIX = "_dsh_nb_served_"
@@ -84,7 +91,8 @@ def _import_file(path: Path) -> ModuleType:
     return module
 
 
-def _import(name: str) -> ModuleType:
+def import_target_module(name: str) -> ModuleType:
+    """Import a module by name or a ``.py`` file by path, as ``serve`` does."""
     try:
         if name.endswith(".py") or "/" in name or "\\" in name:
             return _import_file(Path(name))
@@ -146,7 +154,7 @@ def _resolve(module: ModuleType, attr: str, spec: str) -> object:
 def load_target(spec: str) -> Target:
     """Import ``MODULE[:ATTR]`` and find the registry to serve."""
     name, attr = _split(spec)
-    module = _import(name)
+    module = import_target_module(name)
     value: object
     if attr:
         value = _resolve(module, attr, spec)

@@ -68,9 +68,13 @@ def test_a_fifo_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     from dsh_nb.evals.recording import Recording
 
-    with pytest.raises(ValueError, match="is not a regular file"):
+    with pytest.raises(
+        ValueError, match="is a FIFO \\(named pipe\\), not a regular file"
+    ):
         Recording.load(fifo)
-    with pytest.raises(ValueError, match="is not a regular file"):
+    with pytest.raises(
+        ValueError, match="is a FIFO \\(named pipe\\), not a regular file"
+    ):
         EvalReport.load(fifo)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "NotRegularFileError",
     "TailRead",
     "json_object",
+    "not_regular",
     "open_regular",
     "parse_line",
     "read_journal",
@@ -65,6 +66,21 @@ _KINDS: Final = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
 )
+
+
+def not_regular(path: str | os.PathLike[str]) -> str | None:
+    """Say what ``path`` is when it is there and not a regular file.
+
+    For a reader about to ``open`` by name: ``stat`` never blocks on a
+    FIFO, and the words are the ones :func:`open_regular` uses.
+    """
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"{os.fspath(path)!r} is a folder, not a regular file"
+    kind = next((name for test, name in _KINDS if test(mode)), "special")
+    return f"{os.fspath(path)!r} is {kind}, not a regular file"
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
