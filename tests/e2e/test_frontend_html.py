@@ -19,13 +19,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-from e2e_lab import CHROMIUM, CHROMIUM_ARGS, require_browser
 
 from dsh_nb.cards import CardModel, render_card
 from dsh_nb.cards.question import approval_question
@@ -258,18 +256,10 @@ def page(body: str, theme: str | None) -> str:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+def chromium(browser: Any) -> Any:
+    """The session's Chromium: a second ``sync_playwright`` in one thread
+    fails while the session's is running."""
+    return browser
 
 
 def measure(
