@@ -18,7 +18,9 @@ last test checks that the HTML fallback shows every payload's text verbatim.
 
 from __future__ import annotations
 
+import json
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from e2e_lab import (
 from xss_payloads import PAYLOADS, XSS_FLAG
 
 from dsh_nb.cards.escape import visible
+from dsh_nb.cards.markup import THEME_STYLE
 
 PAYLOAD_MODULE = Path(__file__).resolve().parents[1] / "xss_payloads.py"
 KINDS = ("generic", "terminal", "diff", "raw_string")
@@ -84,8 +87,15 @@ AUDIT = """(cell) => {
     const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
     const tags = new Set();
     const bad = [];
+    // The card's own theme block (one constant <style>), not a payload's.
+    const ours = el => el.localName === 'style' && el.textContent === THEME;
+    let themes = 0;
     for (const out of outputs) {
         for (const el of out.querySelectorAll('*')) {
+            if (ours(el)) {
+                themes += 1;
+                continue;
+            }
             if (!el.closest(TYPESET)) {
                 tags.add(el.tagName.toLowerCase());
             }
@@ -111,8 +121,9 @@ AUDIT = """(cell) => {
         tags: [...tags].sort(),
         bad,
         // MathJax's assistive <math> copy is not a payload's markup.
+        themes,
         live: [...cell.querySelectorAll(LIVE)].filter(
-            e => !(e.localName === 'math' && e.closest(TYPESET))).length,
+            e => !(e.localName === 'math' && e.closest(TYPESET)) && !ours(e)).length,
         typeset: outputs.map((o, i) => o.querySelector(TYPESET) ? i : -1)
             .filter(i => i >= 0),
         typesetTags: [...new Set([...cell.querySelectorAll(TYPESET + ' *')]
@@ -125,6 +136,9 @@ AUDIT = """(cell) => {
         inputs: text('.dsh-ToolCard-input'),
     };
 }""".replace("LIVE", repr(LIVE)).replace("TYPESET", repr(TYPESET))
+AUDIT = AUDIT.replace(
+    "THEME", json.dumps(THEME_STYLE.removeprefix("<style>").removesuffix("</style>"))
+)
 
 
 def _mismatch(seen: list[str], expected: list[str]) -> str:
@@ -152,11 +166,15 @@ def corpus(browser: Any, lab_server: LabServer) -> Iterator[tuple[Any, list[str]
     page.on("dialog", record)
     try:
         run_notebook(page, lab_server, "xss_corpus.ipynb")
+        # 800 cards, each text/html with its theme block: JupyterLab takes
+        # longer than one default timeout to lay them all out.
+        started = time.monotonic()
         page.wait_for_function(
             "([cell, n]) => cell.querySelectorAll('.jp-OutputArea-output').length >= n",
             arg=[_cell(page, HTML_CELL).element_handle(), CARDS],
-            timeout=TIMEOUT_MS,
+            timeout=4 * TIMEOUT_MS,
         )
+        print(f"corpus laid out in {time.monotonic() - started:.1f} s")
         # Let a would-be onerror, onload or ontoggle handler fire.
         page.wait_for_timeout(1000)
         yield page, dialogs
@@ -209,6 +227,7 @@ def test_no_payload_runs_in_either_rendering(corpus: tuple[Any, list[str]]) -> N
     assert html["renderer"] == 0
     assert set(html["tags"]) <= HTML_TAGS, html["tags"]
     assert html["bad"] == []
+    assert html["themes"] == CARDS  # exactly one theme block a card
     assert html["live"] == 0 and html["foreignSvg"] == 0
     assert all(t.startswith("mjx-") or t in MATHML for t in html["typesetTags"])
 
