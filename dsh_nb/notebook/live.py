@@ -245,6 +245,7 @@ class LiveCall(TalkingCard):
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
+        self._drop_redraw()
         if self._handle is not None:
             from IPython.display import update_display
 

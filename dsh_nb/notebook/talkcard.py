@@ -52,3 +52,11 @@ class TalkingCard:
     def _redraw(self) -> None:
         self._talk_redraw = None
         self._refresh()
+
+    def _drop_redraw(self) -> None:
+        """The card is being sent whole now: a redraw queued for the talk
+        would only resend it, after the call ended, into whichever cell
+        then runs."""
+        if self._talk_redraw is not None:
+            self._talk_redraw.cancel()
+            self._talk_redraw = None

@@ -8,16 +8,18 @@ raised, the way a frontend would receive it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from IPython.core.async_helpers import get_asyncio_loop
 from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 from IPython.utils.capture import capture_output
 
 from dsh_nb.cards import CARD_MIME
 
-__all__ = ["EXT", "Cell", "fresh_shell", "run"]
+__all__ = ["EXT", "Cell", "fresh_shell", "run", "settle_loop"]
 
 EXT = "dsh_nb.notebook.extension"
 
@@ -67,8 +69,29 @@ def run(ip: InteractiveShell, code: str) -> Cell:
     return Cell(result, outputs, captured.stdout, captured.stderr)
 
 
+def settle_loop() -> None:
+    """Run what earlier cells left on IPython's event loop, outside any cell.
+
+    A plain shell (unlike a kernel) runs its one loop only while a cell
+    awaits, so a card update scheduled in the last turn of a cell runs at
+    the next awaiting cell, in whichever test that is: its displays would
+    land in that test's outputs. Tasks left pending are cancelled.
+    """
+    loop = get_asyncio_loop()
+    if loop.is_running():
+        return
+    for _ in range(3):
+        loop.run_until_complete(asyncio.sleep(0))
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
 def fresh_shell() -> Iterator[InteractiveShell]:
     """Yield the shell with a freshly loaded extension; unload afterwards."""
+    settle_loop()
     ip = InteractiveShell.instance()
     ip.colors = "nocolor"
     ip.run_cell(f"%unload_ext {EXT}")
@@ -83,3 +106,4 @@ def fresh_shell() -> Iterator[InteractiveShell]:
     finally:
         ip.run_cell("%autoawait on")
         ip.run_cell(f"%unload_ext {EXT}")
+        settle_loop()

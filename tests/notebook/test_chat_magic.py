@@ -33,6 +33,18 @@ def test_chat_streams_text_cards_and_footer(
     assert cell.error is None, cell.error
     assert cell.result.result is None  # no Out[]
     finals = cell.final_cards()
+    import json
+
+    with open("/tmp/finals.json", "w") as fh:
+        json.dump(
+            [
+                dict(o["data"], transient=o["transient"], update=o["update"])
+                for o in cell.outputs
+            ],
+            fh,
+            default=str,
+            indent=1,
+        )
     assert [(c["tool"], c["status"]) for c in finals.values()] == [("add", "done")]
     shown = texts(cell)
     assert shown[0] == "Adding." or shown[0].startswith(

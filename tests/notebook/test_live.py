@@ -226,3 +226,20 @@ def test_live_call_is_silent_outside_a_shell() -> None:
 
 async def _await(live: LiveCall) -> ToolExecutionResult:
     return await live
+
+
+def test_a_call_that_printed_sends_nothing_after_its_final_card(
+    ip: InteractiveShell,
+) -> None:
+    """What a tool prints is redrawn on a timer; once the final card is sent
+    whole, that timer must not resend it later into another cell."""
+    run(
+        ip,
+        '%%tool\ndef chatty(a: int) -> int:\n    """Print, then add."""\n'
+        '    print("working on", a)\n    return a + 1\n',
+    )
+    cell = run(ip, '%call chatty {"a": 1}')
+    assert cell.statuses()[-1] == "done"
+    assert "working on 1" in str(cell.cards()[-1])
+    later = run(ip, "import asyncio\nawait asyncio.sleep(0.3)")
+    assert later.cards() == []
