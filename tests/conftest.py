@@ -94,34 +94,24 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     return []
 
 
-# pytest-xdist (``-n auto --dist loadgroup --no-loadscope-reorder``) sends
-# each group to one worker, in collection order. A group is a test
-# file, so a module's shared kernel, server or page stays one; the browser
-# files make two groups, so at most two JupyterLab servers and Chromiums
-# run at once, and (sorted last) they come after every other test on
-# their worker, as Playwright needs.
-_BROWSER_GROUPS: Final = 2
-# Kernel, server and browser tests mostly wait on other processes, so four
-# workers help even on two cores.
-_WORKERS: Final = 4
+# pytest-xdist (pyproject's ``-n auto --dist loadfile --no-loadscope-reorder``)
+# sends each test file whole to one worker, in collection order, so a
+# module's shared kernel, server or page stays one and its tests keep their
+# order. Browser files, sorted last, reach a worker only after every other
+# file was handed out, as Playwright needs (below); each worker that runs
+# them starts its own JupyterLab and Chromium.
+_WORKERS: Final = 2
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: four workers for the suite or a folder; none (this
-    process) when only files or single tests are named, where starting
-    workers costs more than it saves. ``-n N`` on the line wins."""
+    """``-n auto``: two workers (the machines CI runs on have two cores)
+    for the suite or a folder; none (this process) when only files or
+    single tests are named, where starting workers costs more than it
+    saves. ``-n N`` on the line wins."""
     named = [str(arg).split("::")[0] for arg in config.args]
     if named and all(os.path.isfile(arg) for arg in named):
         return 0
     return _WORKERS
-
-
-def _worker_group(item: pytest.Item, browser_files: dict[str, int]) -> str:
-    path = os.path.relpath(item.path, _TESTS)
-    if "e2e" not in item.path.parts:
-        return path
-    index = browser_files.setdefault(path, len(browser_files))
-    return f"browser-{index % _BROWSER_GROUPS}"
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
@@ -132,11 +122,9 @@ def pytest_collection_modifyitems(
     # running on the main thread until the session ends, which would break
     # every asyncio test collected after it.
     items.sort(key=lambda item: "e2e" in item.path.parts)
-    browser_files: dict[str, int] = {}
     for item in items:
         for mark in _heavy_marks(item):
             item.add_marker(mark)
-        item.add_marker(pytest.mark.xdist_group(_worker_group(item, browser_files)))
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --slow")
