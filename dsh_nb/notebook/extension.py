@@ -160,7 +160,7 @@ async def call(name: str, /, **args: Any) -> ToolExecutionResult:
     >>> result.text  # doctest: +SKIP
     '3'
     """
-    live = current_state().new_call(name, args).show()
+    live = current_state().runner.new_call(name, args).show()
     return await live
 
 

@@ -40,9 +40,8 @@ from dsh_nb.cards.listing import (
 from dsh_nb.notebook.callmagic import CallTransformer, parse_call
 from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.rewrite import remove_magics
-from dsh_nb.notebook.state import POLICIES, PolicyEntry
+from dsh_nb.notebook.state import POLICIES, PolicyEntry, ToolCell
 from dsh_nb.notebook.toolcell import (
-    ToolCell,
     build_definition,
     parse_timeout,
     pick_function,
@@ -308,7 +307,9 @@ class ToolMagics(Magics):
             {"query": "tool cards", "limit": 3}
         """
         request = parse_call(self.state, line, cell)
-        live = self.state.new_call(request.name, request.arguments).show().start()
+        live = (
+            self.state.runner.new_call(request.name, request.arguments).show().start()
+        )
         if request.output is not None:
             assert self.shell is not None
             self.shell.user_ns[request.output] = live
@@ -319,7 +320,9 @@ class ToolMagics(Magics):
     ) -> ToolExecutionResult | None:
         """What a rewritten ``%call`` awaits: the call, run in the cell."""
         request = parse_call(self.state, line, cell)
-        result = await self.state.new_call(request.name, request.arguments).show()
+        result = await self.state.runner.new_call(
+            request.name, request.arguments
+        ).show()
         if request.output is not None:
             assert self.shell is not None
             self.shell.user_ns[request.output] = result
