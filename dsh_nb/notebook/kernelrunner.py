@@ -5,6 +5,9 @@ core's one runner; this subclass adds what only the notebook has: the call
 that encloses a nested one (its ``parent`` token), and a live card for
 every call no door drew itself. Where the card goes depends on the door:
 under the running cell by default, in the MCP panel for a served call.
+Cards are the runner's to make (:meth:`KernelRunner.new_call`, which
+``%call`` and ``dsh_nb.call`` use too); the runner and its cards read the
+kernel state through :class:`~dsh_nb.notebook.host.KernelHost`.
 """
 
 from __future__ import annotations
