@@ -11,9 +11,9 @@ from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.notebook import current, extension
+from dsh_nb.notebook.config import DshConfig
 from dsh_nb.notebook.magics.call import HELPER, CallTransformer
 from dsh_nb.notebook.magics.chat import HELPER as CHAT_HELPER
-from dsh_nb.notebook.config import DshConfig
 from dsh_nb.notebook.magics.evaluation import HELPER as EVAL_HELPER
 
 MAGICS = {
