@@ -8,22 +8,23 @@ mistake on its line is a one-line ``UsageError``. The magics parse, call
 ``dsh_nb.tools`` through the kernel state and display; no pipeline logic
 lives here.
 
-==============  =====================================================
-module          what
-==============  =====================================================
-``tool``        ``%%tool``: a cell's function becomes a tool
-``toolcell``    the steps of ``%%tool`` (run, pick, build)
-``call``        ``%call`` / ``%%call`` and the rewrite that awaits them
-``tools``       ``%tools``: list, schemas, and its sub-commands
-``mcp``         ``%tools serve`` / ``%tools connect``
-``export``      ``%tools export`` and the record of where cells stopped
-``policy``      ``%tool_policy``
-``log``         ``%tool_log``
-``chat``        ``%%chat`` and ``DshChat``
-``evaluation``  ``%tool_eval``
-``args``        typed ``magic_arguments`` and sub-commands
-``rewrite``     a magic rewritten into an awaited helper call
-==============  =====================================================
+================  =======================================================
+module            what
+================  =======================================================
+``tool``          ``%%tool``: a cell's function becomes a tool
+``toolcell``      the steps of ``%%tool`` (run, pick, build)
+``call``          ``%call`` / ``%%call`` and the rewrite that awaits them
+``tools``         ``%tools``: list, schemas, and its sub-commands
+``mcp``           ``%tools serve`` / ``%tools connect``
+``export``        ``%tools export`` and the record of where cells stopped
+``policy``        ``%tool_policy``
+``log``           ``%tool_log``
+``chat``          ``%%chat`` and ``DshChat``
+``evaluation``    ``%tool_eval``
+``evalprogress``  ``%tool_eval``'s progress bar, as widgets
+``args``          typed ``magic_arguments`` and sub-commands
+``rewrite``       a magic rewritten into an awaited helper call
+================  =======================================================
 
 :func:`install` registers them all; ``load_ipython_extension`` calls it.
 """

@@ -179,7 +179,7 @@ class EvalMagics(Magics):
         from dsh_nb.notebook.frontend import is_interactive
 
         if is_interactive(self.state.config.frontend):
-            from dsh_nb.notebook.evalprogress import WidgetProgress
+            from dsh_nb.notebook.magics.evalprogress import WidgetProgress
 
             return WidgetProgress()
         import sys
