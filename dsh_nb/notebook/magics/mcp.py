@@ -2,7 +2,8 @@
 
 Two sub-commands of ``%tools`` (:mod:`.tools`), each declaring its flags
 with ``@argument`` (mistakes are one-line ``UsageError``\\ s); the work is
-:mod:`dsh_nb.notebook.mcpglue`'s.
+:mod:`dsh_nb.notebook.mcpglue`'s, imported by the first of them, not by
+``%load_ext``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from dsh_nb.notebook import mcpglue
 from dsh_nb.notebook.magics.args import argument, unrecognized
 
 if TYPE_CHECKING:
     import asyncio
     from argparse import Namespace
 
+    from dsh_nb.notebook.mcpglue import KernelMcp
     from dsh_nb.notebook.state import KernelState
 
 __all__ = ["connect", "serve"]
@@ -34,7 +35,7 @@ def serve(state: KernelState, args: Namespace) -> None:
         raise unrecognized(args.extras)
     if args.server_command is not None:
         raise UsageError("%tools serve takes no '-- COMMAND'; %tools connect does")
-    glue = mcpglue.for_state(state)
+    glue = _glue(state)
     if args.stop:
         if glue.stop() is None:
             raise UsageError("%tools serve --stop: this kernel is not serving")
@@ -81,7 +82,7 @@ def connect(state: KernelState, args: Namespace) -> None:
     tail = args.server_command
     if tail is not None and not tail.strip():
         raise UsageError("%tools connect: nothing after '--'")
-    glue = mcpglue.for_state(state)
+    glue = _glue(state)
     if args.close:
         _close(glue, args.name)
         return
@@ -111,7 +112,13 @@ def connect(state: KernelState, args: Namespace) -> None:
     _show_progress(args.name, fut)
 
 
-def _close(glue: mcpglue.KernelMcp, name: str) -> None:
+def _glue(state: KernelState) -> KernelMcp:
+    from dsh_nb.notebook import mcpglue
+
+    return mcpglue.for_state(state)
+
+
+def _close(glue: KernelMcp, name: str) -> None:
     import asyncio
 
     if name not in glue.connections:
