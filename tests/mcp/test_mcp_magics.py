@@ -14,8 +14,9 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
 from ipshell import fresh_shell, run
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ip() -> Iterator[InteractiveShell]:
+    """One shell for the module: a line mistake changes nothing in it."""
     yield from fresh_shell()
 
 
