@@ -56,7 +56,7 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         if previous.shell is ip:
             return
         unload_ipython_extension(previous.shell)
-    from dsh_nb.notebook import exportmagic, magics, redaction
+    from dsh_nb.notebook import magics, redaction
     from dsh_nb.notebook.config import DshConfig
 
     config = DshConfig.from_shell(ip)
@@ -68,26 +68,11 @@ def load_ipython_extension(ip: InteractiveShell) -> None:
         state.disposers.append(lambda: _remove(configurables, config))
         state.disposers.append(redaction.install(ip))
         state.disposers.append(magics.install(ip, state))
-        state.disposers.append(exportmagic.install(ip))
-        state.disposers.append(_install_chat(ip, state))
-        state.disposers.append(_install_eval(ip, state))
         state.disposers.append(_install_approvals(state))
     except BaseException:
         state.dispose()
         raise
     current.set_loaded(state)
-
-
-def _install_chat(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
-    from dsh_nb.notebook import chatmagic
-
-    return chatmagic.install(ip, state)
-
-
-def _install_eval(ip: InteractiveShell, state: KernelState) -> Callable[[], object]:
-    from dsh_nb.notebook import evalmagic
-
-    return evalmagic.install(ip, state)
 
 
 def _install_approvals(state: KernelState) -> Callable[[], object]:
@@ -160,7 +145,7 @@ async def call(name: str, /, **args: Any) -> ToolExecutionResult:
     >>> result.text  # doctest: +SKIP
     '3'
     """
-    live = current_state().new_call(name, args).show()
+    live = current_state().runner.new_call(name, args).show()
     return await live
 
 

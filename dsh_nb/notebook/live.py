@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from IPython.display import DisplayHandle
 
     from dsh_nb.cards import ToolCard
-    from dsh_nb.notebook.state import KernelState
+    from dsh_nb.notebook.host import KernelHost
     from dsh_nb.tools.audit.failure import Failure
     from dsh_nb.tools.audit.session import Agent
     from dsh_nb.tools.pipeline.trace import TraceRecord
@@ -97,7 +97,7 @@ class LiveCall(TalkingCard):
 
     def __init__(
         self,
-        state: KernelState,
+        state: KernelHost,
         name: str,
         arguments: Any,
         *,

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from dsh_nb.notebook.config import DshConfig
     from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.stdin import KernelStdin
-    from dsh_nb.notebook.toolcell import ToolCell
     from dsh_nb.tools import Disposer
+    from dsh_nb.tools.definition import ToolDefinition
     from dsh_nb.tools.pipeline.trace import TraceRecord
     from dsh_nb.tools.running.abort import AbortSignal
     from dsh_nb.tools.values.execution import (
@@ -45,6 +45,7 @@ __all__ = [
     "SESSION_SOURCE",
     "KernelState",
     "PolicyEntry",
+    "ToolCell",
     "policy_decision",
 ]
 
@@ -67,6 +68,24 @@ class PolicyEntry:
     source: str
     agent: Agent | None = None
     shadows: PolicyEntry | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCell:
+    """What a ``%%tool`` cell made, kept for ``%tools export``.
+
+    ``found`` is what the cell bound (a function, or a ``ToolDefinition``
+    its author built), ``definition`` the tool registered from it, and
+    ``source`` the cell's body as it ran, in case the history loses it.
+    """
+
+    found: object
+    definition: ToolDefinition
+    description: str | None
+    timeout_ms: float | None
+    coerce: bool
+    source: str
+    number: int
 
 
 class KernelState:
@@ -94,7 +113,6 @@ class KernelState:
         self.tool_cells: dict[str, ToolCell] = {}  # what %tools export reads
         self.listeners: dict[tuple[str, str, int], Disposer] = {}
         self.disposers: list[Callable[[], object]] = []
-        self._calls = 0
         self._timeout: Disposer | None = None
 
     def install(self) -> None:
@@ -244,22 +262,9 @@ class KernelState:
         signal: AbortSignal | None = None,
         door: str = "cell",
     ) -> LiveCall:
-        """Create the live card of one call; show it with ``.show()``."""
-        if call_id is None:
-            self._calls += 1
-            call_id = f"call-{self._calls}"
-        # The live card (and the card model it draws) loads with the first
-        # call, not with the extension.
-        from dsh_nb.notebook.live import LiveCall
-
-        return LiveCall(
-            self,
-            name,
-            arguments,
-            call_id=call_id,
-            agent=agent or self.agent,
-            signal=signal,
-            door=door,
+        """Create the live card of one call (the runner makes it); ``.show()``."""
+        return self.runner.new_call(
+            name, arguments, call_id=call_id, agent=agent, signal=signal, door=door
         )
 
 

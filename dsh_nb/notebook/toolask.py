@@ -28,7 +28,7 @@ from dsh_nb.tools.context import Answer
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
-    from dsh_nb.notebook.state import KernelState
+    from dsh_nb.notebook.host import KernelHost
     from dsh_nb.tools.context import Question, ToolContext
 
 __all__ = [
@@ -43,7 +43,7 @@ ANSWER_LABEL: Final = "Answer"
 DECLINE_LABEL: Final = "Decline"
 
 
-def reach_person(state: KernelState) -> str:
+def reach_person(state: KernelHost) -> str:
     """How this kernel reaches its person now: ``"widgets"`` or ``"headless"``."""
     mode = getattr(state.config, "frontend", "auto")
     try:
@@ -180,7 +180,7 @@ class QuestionForm:
 class NotebookTalk:
     """The kernel runner's hearer: the notebook's person answers questions."""
 
-    def __init__(self, state: KernelState) -> None:
+    def __init__(self, state: KernelHost) -> None:
         self._state = state
         #: The person channel (``asking.ask_person``), set when the
         #: extension loads (a parameter, not an import: ``asking`` sits

@@ -129,7 +129,7 @@ def test_other_modules_rows_name_real_objects() -> None:
         "dsh_nb.models.replay_server.ReplayServer",
         "dsh_nb.models.scripted.Turn",
         "dsh_nb.models.scripted.ToolCallSpec",
-        "dsh_nb.notebook.chatmagic.kernel_chat",
+        "dsh_nb.notebook.magics.chat.kernel_chat",
     ):
         assert needed in rows, f"document {needed} under 'Other modules'"
 

@@ -35,7 +35,7 @@ def test_replay_after_a_restart(server: ReplayServer, tmp_path: Path) -> None:
     run(ip, f"%tool_log --save {log}")
     run(
         ip,
-        "import json\nfrom dsh_nb.notebook.chatmagic import kernel_chat\n"
+        "import json\nfrom dsh_nb.notebook.magics.chat import kernel_chat\n"
         f"json.dump(kernel_chat().messages, open({str(saved)!r}, 'w'))",
     )
     next(shells, None)  # unload: the kernel "restarts"
@@ -86,7 +86,7 @@ def test_replay_pairs_reused_call_ids_in_order(
         run(ip, f"%tool_log --save {log}")
         cell = run(
             ip,
-            "import dsh_nb\nfrom dsh_nb.notebook.chatmagic import kernel_chat\n"
+            "import dsh_nb\nfrom dsh_nb.notebook.magics.chat import kernel_chat\n"
             f"_ = dsh_nb.replay({str(log)!r}, messages=kernel_chat())",
         )
         results = [

@@ -44,6 +44,17 @@ def test_usage_errors_name_the_fix(ip: InteractiveShell, tmp_path: Path) -> None
     assert "no tools to export" in str(run(ip, f"%tools export {tmp_path}/x.py").error)
 
 
+def test_names_after_a_flag_are_names(ip: InteractiveShell, tmp_path: Path) -> None:
+    """argparse ends a NAME list at ``--force``; the names after it count."""
+    run(ip, '%%tool\ndef root(x: float) -> str:\n    """Root."""\n    return "1"\n')
+    path = tmp_path / "tools.py"
+    path.write_text("not ours\n")
+    message = str(run(ip, f"%tools export {path} --force nosuch").error)
+    assert "unknown tool 'nosuch'" in message
+    assert run(ip, f"%tools export {path} --force root").error is None
+    assert "def root(" in path.read_text()
+
+
 def test_a_tool_cell_is_exported_from_what_it_recorded(
     ip: InteractiveShell, tmp_path: Path
 ) -> None:

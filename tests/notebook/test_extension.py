@@ -11,10 +11,10 @@ from ipshell import EXT, run
 from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.notebook import current, extension
-from dsh_nb.notebook.callmagic import HELPER, CallTransformer
-from dsh_nb.notebook.chatmagic import HELPER as CHAT_HELPER
 from dsh_nb.notebook.config import DshConfig
-from dsh_nb.notebook.evalmagic import HELPER as EVAL_HELPER
+from dsh_nb.notebook.magics.call import HELPER, CallTransformer
+from dsh_nb.notebook.magics.chat import HELPER as CHAT_HELPER
+from dsh_nb.notebook.magics.evaluation import HELPER as EVAL_HELPER
 
 MAGICS = {
     "line": ("tools", "call", "tool_policy", "tool_log", "tool_eval"),
@@ -75,7 +75,15 @@ def test_unload_removes_everything_load_added(ip: InteractiveShell) -> None:
     for kind, names in MAGICS.items():
         for name in names:
             assert name not in ip.magics_manager.magics[kind], (kind, name)
-    for magics in ("ToolMagics", "ChatMagics", "EvalMagics"):
+    for magics in (
+        "ToolCellMagics",
+        "ToolsMagics",
+        "CallMagics",
+        "PolicyMagics",
+        "LogMagics",
+        "ChatMagics",
+        "EvalMagics",
+    ):
         assert magics not in ip.magics_manager.registry
     assert state.config not in ip.configurables
     assert _ours(ip) == []

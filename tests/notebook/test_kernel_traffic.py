@@ -114,7 +114,7 @@ def test_a_streamed_reply_is_sent_as_bounded_pieces(
     )
     # The whole text is still the conversation's.
     out = kernel.run(
-        "from dsh_nb.notebook.chatmagic import kernel_chat\n"
+        "from dsh_nb.notebook.magics.chat import kernel_chat\n"
         "print(len(kernel_chat().messages[-1]['content']))"
     )
     assert out.stdout.strip() == str(len(text))

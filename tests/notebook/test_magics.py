@@ -14,7 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from dsh_nb.cards.listing import JsonListing, Table
 from dsh_nb.notebook import extension
 from dsh_nb.notebook.live import LiveCall
-from dsh_nb.notebook.toolcell import parse_timeout
+from dsh_nb.notebook.magics.toolcell import parse_timeout
 from dsh_nb.tools.definition import tool
 from dsh_nb.tools.values.execution import ToolExecutionResult
 

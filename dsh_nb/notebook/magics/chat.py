@@ -24,8 +24,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import CaselessStrEnum, Unicode
 
-from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
-from dsh_nb.notebook.rewrite import Helper, cell_call, remove_magics
+from dsh_nb.notebook.magics.args import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magics.rewrite import Helper, cell_call, remove_magics
 from dsh_nb.notebook.transactional import TransactionalConfigurable
 from dsh_nb.tools.audit.secrets import clean_secret
 from dsh_nb.tools.running.sigint import PassOn, SigintHandler

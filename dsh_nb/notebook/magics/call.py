@@ -1,4 +1,8 @@
-"""``%call`` parsing and the rewrite that runs a call inside its cell.
+"""``CallMagics``: ``%call`` and ``%%call``, one tool call from a cell.
+
+The magic's ``[-o VAR] NAME`` is read by :func:`parse_call` and the JSON
+after it taken verbatim (never shell-split, so it may hold spaces and
+quotes); its flags are declared with ``@argument`` for the help.
 
 A line magic cannot await. So IPython's input transformers rewrite a
 top-level ``%call NAME JSON`` line, ``VAR = %call ...``, or a ``%%call NAME``
@@ -8,7 +12,8 @@ comment or another cell magic's body;
 IPython's autoawait then runs the call in the cell. The call's card updates
 and any approval click happen while the cell runs, so headless runners and
 JupyterLab both see them. With ``%autoawait off`` (or a non-asyncio runner)
-the lines are left alone and the ``%call`` magic itself starts the call.
+the lines are left alone and the ``%call`` magic itself starts the call
+and returns its awaitable ``LiveCall``.
 """
 
 from __future__ import annotations
@@ -20,22 +25,34 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from dsh_nb.notebook.rewrite import (
+from dsh_nb.notebook.magics.args import argument, magic_arguments
+from dsh_nb.notebook.magics.rewrite import (
     Helper,
     can_await,
     cell_call,
     line_rest,
     line_transformer,
+    remove_magics,
 )
 from dsh_nb.tools.jsonvalue import compact_json
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from dsh_nb.notebook.live import LiveCall
     from dsh_nb.notebook.state import KernelState
+    from dsh_nb.tools.values.execution import ToolExecutionResult
 
-__all__ = ["HELPER", "CallRequest", "CallTransformer", "parse_call"]
+__all__ = [
+    "HELPER",
+    "CallMagics",
+    "CallRequest",
+    "CallTransformer",
+    "install",
+    "parse_call",
+]
 
 HELPER = "__dsh_nb_call_magic__"
 _CALL_LINE = re.compile(
@@ -101,7 +118,7 @@ class CallTransformer:
 
     The ``%%call`` cell form is a cleanup transform (it must see the cell
     before IPython's own cell-magic transform wraps it). The line forms are
-    token transformers (:mod:`dsh_nb.notebook.rewrite`), found by IPython's
+    token transformers (:mod:`dsh_nb.notebook.magics.rewrite`), found by IPython's
     ``TransformerManager`` after cell magics were turned into calls.
     ``helper`` is what the rewritten code awaits.
     """
@@ -150,3 +167,72 @@ class CallTransformer:
             self.helper.remove()
 
         return undo
+
+
+@magics_class
+class CallMagics(Magics):
+    """Call a tool from a cell, shown as its live card."""
+
+    def __init__(self, shell: InteractiveShell, state: KernelState) -> None:
+        super().__init__(shell)
+        self.state = state
+
+    @magic_arguments()
+    @argument("-o", "--output", metavar="VAR", help="bind the result to VAR")
+    @argument("name", help="the tool to call")
+    @argument("json", nargs="?", help="the arguments, a JSON object (default {})")
+    @line_cell_magic
+    def call(self, line: str, cell: str | None = None) -> LiveCall:
+        """Call a tool through the pipeline and show its live card.
+
+        The line form takes the JSON after the name; ``%%call`` reads it from
+        the cell body. The JSON is taken verbatim (not shell-split), so it may
+        hold spaces and quotes. A top-level ``%call`` waits for the call in
+        its cell; ``-o VAR`` binds the ``ToolExecutionResult`` to ``VAR``.
+        Where the cell cannot wait (an indented ``%call``, ``%autoawait
+        off``) the call starts in the background and the magic returns (and
+        ``-o`` binds) its awaitable ``LiveCall``.
+
+        Examples
+        --------
+        ::
+
+            %call add {"a": 1, "b": 2}
+            res = %call add {"a": 1, "b": 2}
+
+            %%call -o res search
+            {"query": "tool cards", "limit": 3}
+        """
+        request = parse_call(self.state, line, cell)
+        runner = self.state.runner
+        live = runner.new_call(request.name, request.arguments).show().start()
+        if request.output is not None:
+            assert self.shell is not None
+            self.shell.user_ns[request.output] = live
+        return live
+
+    async def call_in_cell(
+        self, line: str, cell: str | None = None, returns: bool = False
+    ) -> ToolExecutionResult | None:
+        """What a rewritten ``%call`` awaits: the call, run in the cell."""
+        request = parse_call(self.state, line, cell)
+        result = await self.state.runner.new_call(
+            request.name, request.arguments
+        ).show()
+        if request.output is not None:
+            assert self.shell is not None
+            self.shell.user_ns[request.output] = result
+        return result if returns else None
+
+
+def install(shell: InteractiveShell, state: KernelState) -> Callable[[], None]:
+    """Register ``%call`` and its rewrite; return the undo."""
+    magics = CallMagics(shell, state)
+    shell.register_magics(magics)
+    untransform = CallTransformer(shell, magics.call_in_cell).install()
+
+    def undo() -> None:
+        remove_magics(shell, magics)
+        untransform()
+
+    return undo

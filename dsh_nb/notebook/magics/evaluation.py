@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
-from dsh_nb.notebook.rewrite import (
+from dsh_nb.notebook.magics.args import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magics.rewrite import (
     Helper,
     can_await,
     line_rest,
@@ -179,7 +179,7 @@ class EvalMagics(Magics):
         from dsh_nb.notebook.frontend import is_interactive
 
         if is_interactive(self.state.config.frontend):
-            from dsh_nb.notebook.evalprogress import WidgetProgress
+            from dsh_nb.notebook.magics.evalprogress import WidgetProgress
 
             return WidgetProgress()
         import sys
@@ -196,7 +196,7 @@ class EvalMagics(Magics):
         from dsh_nb.evals.recording import ReplayError
         from dsh_nb.evals.report import CaseInfo, EvalReport
         from dsh_nb.evals.runner import run_eval
-        from dsh_nb.notebook.chatmagic import _StopButton
+        from dsh_nb.notebook.magics.chat import _StopButton
 
         args = parse_argstring(self.tool_eval, line, "%tool_eval")  # type: ignore[misc]
         if args.output is not None and not args.output.isidentifier():

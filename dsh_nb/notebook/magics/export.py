@@ -1,5 +1,7 @@
 """``%tools export FILE.py [NAMES...]``: the kernel's tools as a module.
 
+A sub-command of ``%tools`` (:mod:`.tools`), its flags declared on it.
+
 This side gathers what only a kernel knows (the cells in execution order,
 the namespace, what each ``%%tool`` cell made, the policy table, which
 listeners are the extension's own) and hands it to
@@ -36,11 +38,14 @@ from dsh_nb.export import (
     export_module,
     registry_hooks,
 )
+from dsh_nb.notebook.magics.args import argument
 from dsh_nb.notebook.state import policy_decision
 from dsh_nb.tools.audit.journalfile import NotRegularFileError, open_regular
 from dsh_nb.tools.origin import origin_of
 
 if TYPE_CHECKING:
+    from argparse import Namespace
+
     from IPython.core.interactiveshell import InteractiveShell
 
     from dsh_nb.notebook.state import KernelState
@@ -90,21 +95,21 @@ def _raised_at(error: BaseException) -> int:
     return 0
 
 
-def export(state: KernelState, line: str) -> None:
-    """Run ``%tools export``: parse the line, build the module, write it."""
-    import shlex
-
-    try:
-        words = shlex.split(line)
-    except ValueError as exc:
-        raise UsageError(f"%tools export {line.strip()}: {exc}") from None
-    force = "--force" in words
-    words = [w for w in words if w != "--force"]
-    flags = [w for w in words if w.startswith("-")]
+@argument("file", nargs="?", metavar="FILE.py", help="the module to write")
+@argument("names", nargs="*", metavar="NAME", help="the tools (default: all)")
+@argument("--force", action="store_true", help="replace a file we did not write")
+def export(state: KernelState, args: Namespace) -> None:
+    """Write the kernel's tools as a module that builds ``registry``."""
+    flags = [w for w in args.extras if w.startswith("-")]
     if flags:
         raise UsageError(f"%tools export: unknown option {flags[0]!r}; {_USAGE}")
-    if not words:
+    if args.server_command is not None:
+        raise UsageError(f"%tools export takes no '-- COMMAND'; {_USAGE}")
+    if args.file is None:
         raise UsageError(f"%tools export needs a file name: {_USAGE}")
+    force = args.force
+    # argparse stops a NAME list at a flag; the names after it are names too.
+    words = [args.file, *args.names, *args.extras]
     path, names = Path(words[0]), words[1:]
     if path.suffix != ".py":
         raise UsageError(f"%tools export writes a .py module, not {str(path)!r}")

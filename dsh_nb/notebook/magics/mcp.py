@@ -1,7 +1,9 @@
 """``%tools serve`` and ``%tools connect``: MCP from a cell.
 
-Parsed here (with IPython's ``magic_arguments``, so mistakes are one-line
-``UsageError``\\ s) and run by :mod:`dsh_nb.notebook.mcpglue`.
+Two sub-commands of ``%tools`` (:mod:`.tools`), each declaring its flags
+with ``@argument`` (mistakes are one-line ``UsageError``\\ s); the work is
+:mod:`dsh_nb.notebook.mcpglue`'s, imported by the first of them, not by
+``%load_ext``.
 """
 
 from __future__ import annotations
@@ -13,51 +15,27 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from dsh_nb.notebook import mcpglue
-from dsh_nb.notebook.magicargs import argument, magic_arguments, parse_argstring
+from dsh_nb.notebook.magics.args import argument, unrecognized
 
 if TYPE_CHECKING:
     import asyncio
+    from argparse import Namespace
 
+    from dsh_nb.notebook.mcpglue import KernelMcp
     from dsh_nb.notebook.state import KernelState
 
-__all__ = ["SUBCOMMANDS", "run"]
-
-SUBCOMMANDS = ("serve", "connect")
+__all__ = ["connect", "serve"]
 
 
-@magic_arguments()
 @argument("--port", type=int, default=None, help="the port (default: a free one)")
 @argument("--stop", action="store_true", help="stop the kernel's server")
-def _serve(line: str) -> None:
-    """%tools serve: serve the kernel's tools over MCP (Streamable HTTP)."""
-
-
-@magic_arguments()
-@argument("--url", default=None, help="a Streamable HTTP server's URL")
-@argument(
-    "--header",
-    action="append",
-    default=[],
-    metavar="'NAME: VALUE'",
-    help="an HTTP header for --url (repeatable)",
-)
-@argument("--close", action="store_true", help="close the connection NAME")
-@argument("name", help="the connection's name; its tools become NAME_tool")
-def _connect(line: str) -> None:
-    """%tools connect: bring an MCP server's tools into the registry."""
-
-
-def run(state: KernelState, sub: str, line: str) -> None:
-    """Run ``%tools serve ...`` or ``%tools connect ...``."""
-    if sub == "serve":
-        return _run_serve(state, line)
-    return _run_connect(state, line)
-
-
-def _run_serve(state: KernelState, line: str) -> None:
-    args = parse_argstring(_serve, line, "%tools serve")
-    glue = mcpglue.for_state(state)
+def serve(state: KernelState, args: Namespace) -> None:
+    """Serve the kernel's tools over MCP (Streamable HTTP)."""
+    if args.extras:
+        raise unrecognized(args.extras)
+    if args.server_command is not None:
+        raise UsageError("%tools serve takes no '-- COMMAND'; %tools connect does")
+    glue = _glue(state)
     if args.stop:
         if glue.stop() is None:
             raise UsageError("%tools serve --stop: this kernel is not serving")
@@ -81,17 +59,35 @@ def _run_serve(state: KernelState, line: str) -> None:
         )
 
 
-def _run_connect(state: KernelState, line: str) -> None:
-    head, sep, tail = line.partition(" -- ")
-    if not sep and line.strip().startswith("--") and line.strip() == "--":
+@argument("--url", default=None, help="a Streamable HTTP server's URL")
+@argument(
+    "--header",
+    action="append",
+    default=[],
+    metavar="'NAME: VALUE'",
+    help="an HTTP header for --url (repeatable)",
+)
+@argument("--close", action="store_true", help="close the connection NAME")
+@argument(
+    "name", metavar="NAME", help="the connection's name; its tools become NAME_tool"
+)
+def connect(state: KernelState, args: Namespace) -> None:
+    """Bring an MCP server's tools into the registry.
+
+    The server is ``--url URL``, or the command line after `` -- ``, split
+    as a shell would: ``%tools connect NAME -- COMMAND ARGS...``.
+    """
+    if args.extras:
+        raise unrecognized(args.extras)
+    tail = args.server_command
+    if tail is not None and not tail.strip():
         raise UsageError("%tools connect: nothing after '--'")
-    args = parse_argstring(_connect, head, "%tools connect")
-    glue = mcpglue.for_state(state)
+    glue = _glue(state)
     if args.close:
         _close(glue, args.name)
         return
     try:
-        command = shlex.split(tail) if sep else None
+        command = shlex.split(tail) if tail is not None else None
     except ValueError as exc:
         raise UsageError(f"%tools connect: {exc}") from None
     if (command is None) == (args.url is None):
@@ -116,7 +112,13 @@ def _run_connect(state: KernelState, line: str) -> None:
     _show_progress(args.name, fut)
 
 
-def _close(glue: mcpglue.KernelMcp, name: str) -> None:
+def _glue(state: KernelState) -> KernelMcp:
+    from dsh_nb.notebook import mcpglue
+
+    return mcpglue.for_state(state)
+
+
+def _close(glue: KernelMcp, name: str) -> None:
     import asyncio
 
     if name not in glue.connections:

@@ -10,7 +10,7 @@ import ast
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -23,31 +23,12 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = [
-    "ToolCell",
     "build_definition",
     "parse_timeout",
     "pick_function",
     "run_tool_cell",
     "unquote",
 ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCell:
-    """What a ``%%tool`` cell made, kept for ``%tools export``.
-
-    ``found`` is what the cell bound (a function, or a ``ToolDefinition``
-    its author built), ``definition`` the tool registered from it, and
-    ``source`` the cell's body as it ran, in case the history loses it.
-    """
-
-    found: object
-    definition: ToolDefinition
-    description: str | None
-    timeout_ms: float | None
-    coerce: bool
-    source: str
-    number: int
 
 
 _UNITS = {"ms": 1.0, "s": 1000.0, "m": 60_000.0, None: 1000.0}
