@@ -16,7 +16,9 @@ JSON part), :mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the
 magics' tables), :mod:`~.arguments` (a call's arguments for the prompt),
 :mod:`~.shorten` (a big diff cut for the static parts, both sides per
 hunk), :mod:`~.question` (a question for a person as one line, and its
-answers).
+answers), :mod:`~.callcard` (one card from one call, or from a journal's
+call: the live card, replay, the evaluation report and the demo all draw
+through it) and :mod:`~.callbook` (a journal's calls, event by event).
 """
 
 from __future__ import annotations
