@@ -29,6 +29,7 @@ from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.cards.bundle import ToolCard, render_card
+    from dsh_nb.cards.callcard import CardView, call_card, entry_card
     from dsh_nb.cards.model import (
         CARD_MIME,
         STATUSES,
@@ -42,8 +43,11 @@ __all__ = [
     "STATUSES",
     "CardLimits",
     "CardModel",
+    "CardView",
     "ToolCard",
     "TraceEntry",
+    "call_card",
+    "entry_card",
     "render_card",
 ]
 
@@ -52,6 +56,9 @@ __getattr__, __dir__ = lazy_face(
     {
         "ToolCard": "dsh_nb.cards.bundle",
         "render_card": "dsh_nb.cards.bundle",
+        "CardView": "dsh_nb.cards.callcard",
+        "call_card": "dsh_nb.cards.callcard",
+        "entry_card": "dsh_nb.cards.callcard",
         "CARD_MIME": "dsh_nb.cards.model",
         "STATUSES": "dsh_nb.cards.model",
         "CardLimits": "dsh_nb.cards.model",
