@@ -19,8 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dsh_nb.cards import CardModel, render_card
-from dsh_nb.notebook.live import classify
+from dsh_nb.demo_chat import printed_call, run_model_turn
 from dsh_nb.tools import (
     Agent,
     ApprovalService,
@@ -31,14 +30,13 @@ from dsh_nb.tools import (
     TerminalCallView,
     TerminalResultView,
     TimeoutPolicy,
-    ToolExecutionInput,
     ToolExecutionResult,
     ToolPresenter,
     ToolRegistry,
     ToolResult,
     tool,
 )
-from dsh_nb.tools.audit.journal import turn
+from dsh_nb.tools.runner import CallRunner, DoorCall
 
 __all__ = ["build_demo_registry", "main", "run_demo"]
 
@@ -155,39 +153,21 @@ async def run_demo(out: Callable[[str], None] = print) -> list[ToolExecutionResu
             ("write_file", {"path": "notes.txt", "text": "alpha\nBETA\ngamma\n"}),
             ("serch", {}),
         ]
+        runner = CallRunner(registry)
         results = []
         for number, (name, args) in enumerate(calls, 1):
-            call_id = f"call-{number}"
-            call_view = presenter.present_call(call_id, name, args, agent)
-            with turn(agent):
-                run = await registry.run(
-                    ToolExecutionInput(
-                        call_id=call_id, name=name, arguments=args, agent=agent
-                    )
-                )
-            result = run.result
-            result_view = presenter.present_result(call_id, result)
-            card = render_card(
-                CardModel(
-                    tool=name,
-                    call_id=call_id,
-                    status=classify(run.outcome),
-                    approval=run.outcome.approval,
-                    call=call_view,
-                    result=result_view,
-                    is_error=result.is_error,
-                    cwd=str(workdir),
-                )
+            header = f"--- {name}({json.dumps(args)})"
+            view = printed_call(presenter, out, str(workdir), "", header)
+            answer = await runner.run(
+                DoorCall(name=name, arguments=args, wire_id=f"call-{number}"),
+                agent=agent,
+                door="demo",
+                view=view,
             )
-            out("")
-            out(f"--- {name}({json.dumps(args)})")
-            out(repr(card))
-            results.append(result)
+            results.append(answer.result)
         out("")
         asked = len(agent.session.of_type("approval/asked"))
         out(f"session log: {len(agent.session)} events, {asked} approval asked")
-        from dsh_nb.demo_chat import run_model_turn
-
         await run_model_turn(registry, agent, presenter, out)
         return results
 

@@ -13,59 +13,34 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dsh_nb.cards import CardModel, render_card
-from dsh_nb.cards.model import card_status
+from dsh_nb.cards.callcard import CardView
 from dsh_nb.models.view import ChatReply, ChatView
 
 if TYPE_CHECKING:
+    from dsh_nb.cards import ToolCard
     from dsh_nb.models.wire import ParsedCall
     from dsh_nb.tools import Agent, ToolPresenter, ToolRegistry
-    from dsh_nb.tools.runner import CallTicket
-    from dsh_nb.tools.values.execution import ToolExecutionResult
-    from dsh_nb.tools.values.outcome import ToolOutcome
-    from dsh_nb.tools.values.run import ToolRun
 
-__all__ = ["run_model_turn"]
+__all__ = ["printed_call", "run_model_turn"]
 
 QUESTION = "What is 20 + 22, and what is in notes.txt?"
 
 
-class _PrintedCall:
-    """One call's text card, printed once the runner settles it."""
+def printed_call(
+    presenter: ToolPresenter,
+    out: Callable[[str], None],
+    cwd: str | None,
+    *header: str,
+) -> CardView:
+    """The demo's view of one call: ``header``, then its text card, printed
+    once the call ends (calls in one step end in any order)."""
 
-    def __init__(self, view: _PrintView, call: ParsedCall) -> None:
-        self.view, self.call = view, call
+    def show(card: ToolCard) -> None:
+        for line in header:
+            out(line)
+        out(repr(card))
 
-    def begin(self, ticket: CallTicket) -> None:
-        self.call_id = ticket.call_id
-        self.call_view = self.view.presenter.present_call(
-            ticket.call_id, ticket.name, ticket.arguments
-        )
-
-    def refused(self, result: ToolExecutionResult, outcome: ToolOutcome) -> None:
-        self._print(result, outcome)
-
-    def settled(self, run: ToolRun) -> None:
-        self._print(run.result, run.outcome)
-
-    def interrupted(self, exc: BaseException) -> None:
-        self.view.out(f"--- {self.call.name} was interrupted")
-
-    def _print(self, result: ToolExecutionResult, outcome: ToolOutcome) -> None:
-        call, presenter = self.call, self.view.presenter
-        card = render_card(
-            CardModel(
-                tool=call.name,
-                call_id=self.call_id,
-                status=card_status(outcome.status),
-                call=self.call_view,
-                result=presenter.present_result(self.call_id, result),
-                is_error=result.is_error,
-                cwd=self.view.cwd,
-            )
-        )
-        self.view.out(f"--- model called {call.name}({json.dumps(call.arguments)})")
-        self.view.out(repr(card))
+    return CardView(presenter, show, cwd=cwd)
 
 
 class _PrintView(ChatView):
@@ -87,9 +62,10 @@ class _PrintView(ChatView):
     def text(self, delta: str) -> None:
         self._text.append(delta)
 
-    def call_view(self, call: ParsedCall) -> _PrintedCall:
+    def call_view(self, call: ParsedCall) -> CardView:
         self._flush()
-        return _PrintedCall(self, call)
+        header = f"--- model called {call.name}({json.dumps(call.arguments)})"
+        return printed_call(self.presenter, self.out, self.cwd, header)
 
     def notice(self, text: str, *, kind: str) -> None:
         self._flush()

@@ -16,7 +16,9 @@ JSON part), :mod:`~.bundle` (the MIME bundle), :mod:`~.listing` (the
 magics' tables), :mod:`~.arguments` (a call's arguments for the prompt),
 :mod:`~.shorten` (a big diff cut for the static parts, both sides per
 hunk), :mod:`~.question` (a question for a person as one line, and its
-answers).
+answers), :mod:`~.callcard` (one card from one call, or from a journal's
+call: the live card, replay, the evaluation report and the demo all draw
+through it) and :mod:`~.callbook` (a journal's calls, event by event).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dsh_nb._lazy import lazy_face
 
 if TYPE_CHECKING:
     from dsh_nb.cards.bundle import ToolCard, render_card
+    from dsh_nb.cards.callcard import CardView, call_card, entry_card
     from dsh_nb.cards.model import (
         CARD_MIME,
         STATUSES,
@@ -40,8 +43,11 @@ __all__ = [
     "STATUSES",
     "CardLimits",
     "CardModel",
+    "CardView",
     "ToolCard",
     "TraceEntry",
+    "call_card",
+    "entry_card",
     "render_card",
 ]
 
@@ -50,6 +56,9 @@ __getattr__, __dir__ = lazy_face(
     {
         "ToolCard": "dsh_nb.cards.bundle",
         "render_card": "dsh_nb.cards.bundle",
+        "CardView": "dsh_nb.cards.callcard",
+        "call_card": "dsh_nb.cards.callcard",
+        "entry_card": "dsh_nb.cards.callcard",
         "CARD_MIME": "dsh_nb.cards.model",
         "STATUSES": "dsh_nb.cards.model",
         "CardLimits": "dsh_nb.cards.model",

@@ -171,51 +171,20 @@ def _conversation(messages: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _card(record: CallRecord, index: int) -> str:
-    from dsh_nb.cards import CardModel, render_card
-    from dsh_nb.tools.definition import ToolResult
-    from dsh_nb.tools.jsonvalue import ABSENT
-    from dsh_nb.tools.presenter import ToolPresenter
+    """One call's card, drawn as a replay draws a journal's call."""
+    from dsh_nb.cards.callbook import CallEntry
+    from dsh_nb.cards.callcard import entry_card
 
-    presenter = ToolPresenter(_NoTools())
-    call_id = f"eval-{index}"
-    call = presenter.present_call(call_id, record.name, record.arguments)
-    result = None
-    status = record.status or "pending"
-    is_error = False
-    if record.result is not None:
-        content = record.result.get("content")
-        is_error = bool(record.result.get("isError"))
-        result = presenter.present_result(
-            call_id,
-            ToolResult(
-                content=list(content) if isinstance(content, list) else [],
-                is_error=is_error,
-                meta=record.result.get("meta", ABSENT),
-            ),
-        )
-    status = "timed-out" if status == "timeout" else status
-    model = CardModel(
-        tool=record.name,
-        status=status if status in _STATUSES else "error",
-        call=call,
-        result=result,
-        is_error=is_error,
+    entry = CallEntry(
+        f"eval-{index}",
+        record.name,
+        record.arguments,
+        result=record.result,
+        status=record.status,
         approval=record.approval,
     )
-    text: str = render_card(model).data.get("text/html") or ""
+    text: str = entry_card(entry).data.get("text/html") or ""
     return text
-
-
-_STATUSES: Final = frozenset(
-    {"pending", "running", "done", "error", "denied", "timed-out", "cancelled"}
-)
-
-
-class _NoTools:
-    """A saved report has no registry: every card is the generic one."""
-
-    def get(self, name: str, scope: object = None) -> None:
-        return None
 
 
 def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:

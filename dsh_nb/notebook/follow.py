@@ -20,8 +20,9 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.notebook.callbook import CallBook, CallEntry
-from dsh_nb.notebook.replay import client_header, entry_card
+from dsh_nb.cards.callbook import CallBook, CallEntry
+from dsh_nb.cards.callcard import entry_card
+from dsh_nb.notebook.replay import client_header
 from dsh_nb.tools.audit.journalfile import (
     JournalTail,
     NotRegularFileError,
@@ -126,7 +127,7 @@ class Follower:
 
     def _show(self, entry: CallEntry) -> bool:
         key = id(entry)
-        card = entry_card(entry, self._presenter, self._state.agent.cwd)
+        card = entry_card(entry, self._presenter, cwd=self._state.agent.cwd)
         if key in self._handles:
             handle = self._handles[key]
             if handle is not None:

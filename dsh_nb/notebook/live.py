@@ -11,11 +11,11 @@ and trace durations go to the display metadata.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from dsh_nb.cards.callcard import call_card, still_running
 from dsh_nb.cards.model import card_status, classify
 from dsh_nb.notebook import interrupt, postmortem
 from dsh_nb.notebook.talkcard import TalkingCard
@@ -51,25 +51,11 @@ class ApprovalPromptLike(Protocol):
     def reject(self) -> None: ...
 
 
-STILL_RUNNING: Final = (
-    "The tool's body may still be running in a worker thread; "
-    "its late result will be dropped."
-)
-
-
 NOT_STOPPED: Final = (
     "Interrupted. The tool's body could not be stopped and may still be "
     "running in a worker thread; nothing else is blocked, and its late "
     "result will be dropped."
 )
-
-
-def still_running(view: Any) -> Any:
-    """Add the "may still be running" line to a generic result view."""
-    if isinstance(view, GenericResultView) and view.content is not None:
-        note = {"type": "text", "text": STILL_RUNNING}
-        return dataclasses.replace(view, content=[*view.content, note])
-    return view
 
 
 def _update(handle: DisplayHandle, obj: object, **kwargs: Any) -> None:
@@ -153,29 +139,22 @@ class LiveCall(TalkingCard):
 
     def card(self) -> ToolCard:
         """Render the card as it stands now."""
-        # Imported here: the renderer is only needed once a call is shown.
-        from dsh_nb.cards import CardModel, TraceEntry, render_card
-
         config = self._state.config
-        trace = self._trace if config.trace else ()
-        meta: dict[str, Any] = {"callId": self.call_id}
-        if self._duration_ms is not None:
-            meta["durationMs"] = round(self._duration_ms, 3)
-        model = CardModel(
-            tool=self.name,
+        return call_card(
+            self.name,
+            self._call_view,
+            self._result_view,
             call_id=self.call_id,
             status=self._status,
-            call=self._call_view,
-            result=self._result_view,
             is_error=bool(self._result is not None and self._result.is_error),
-            trace=TraceEntry.of_records(trace),
-            cwd=self.agent.cwd,
             approval=self._approval,
-            meta=meta,
+            trace=self._trace if config.trace else (),
+            duration_ms=self._duration_ms,
             talk=self._talk,
             failure=self.failure,
+            cwd=self.agent.cwd,
+            limits=config.card_limits(),
         )
-        return render_card(model, limits=config.card_limits())
 
     def __repr__(self) -> str:
         return f"<LiveCall {self.name!r} {self.call_id!r} {self._status}>"

@@ -12,7 +12,7 @@ order: what the user said, what the model answered, and each call's card.
 A server's journal tags each event with its client session; the replay
 shows each session's calls together, under a header naming its client, in
 the order the sessions first called (two sessions of one client are two
-groups: :mod:`.callbook`).
+groups: :mod:`dsh_nb.cards.callbook`).
 
 A replay draws at most :data:`MAX_CARDS` cards (as ``%tool_log --follow``
 does) and says how many more the returned list holds; a line that is not
@@ -29,12 +29,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from IPython.core.error import UsageError
 
-from dsh_nb.notebook.callbook import SESSION_EVENT, CallBook, CallEntry
-from dsh_nb.notebook.live import still_running
+from dsh_nb.cards.callbook import SESSION_EVENT, CallBook, CallEntry
+from dsh_nb.cards.callcard import entry_card
 from dsh_nb.tools.audit.journalfile import JournalEvent, scan_journal
 from dsh_nb.tools.audit.session import SessionLog
-from dsh_nb.tools.definition import ToolResult
-from dsh_nb.tools.jsonvalue import ABSENT
 from dsh_nb.tools.presenter import ToolPresenter
 
 if TYPE_CHECKING:
@@ -139,44 +137,6 @@ def _events(log: SessionLog) -> list[JournalEvent]:
     return [JournalEvent(e["type"], e["data"]) for e in log.events]
 
 
-def entry_card(entry: CallEntry, presenter: ToolPresenter, cwd: str | None) -> ToolCard:
-    from dsh_nb.cards import CardModel, render_card
-
-    call_view = presenter.present_call(entry.call_id, entry.name, entry.arguments)
-    result_view = None
-    status = "pending"
-    is_error = False
-    if entry.result is not None:
-        content = entry.result.get("content")
-        is_error = bool(entry.result.get("isError"))
-        logged = ToolResult(
-            content=list(content) if isinstance(content, list) else [],
-            is_error=is_error,
-            meta=entry.result.get("meta", ABSENT),
-        )
-        result_view = presenter.present_result(entry.call_id, logged)
-        if entry.body_running:
-            result_view = still_running(result_view)
-        # A log older than the core's journal has no status: isError only.
-        status = entry.status or ("error" if is_error else "done")
-    else:
-        presenter.forget(entry.call_id)
-        status = entry.status or status  # "cancelled" when the log says so
-    model = CardModel(
-        tool=entry.name,
-        call_id=entry.call_id,
-        status=status,
-        call=call_view,
-        result=result_view,
-        is_error=is_error,
-        cwd=cwd,
-        approval=entry.approval,
-        meta={"callId": entry.call_id, "replayed": True},
-        talk=entry.talk,
-    )
-    return render_card(model)
-
-
 def replay(
     source: str | os.PathLike[str] | SessionLog,
     *,
@@ -243,7 +203,7 @@ def replay(
         group = []
         for entry in entries:
             try:
-                group.append(entry_card(entry, presenter, state.agent.cwd))
+                group.append(entry_card(entry, presenter, cwd=state.agent.cwd))
             except Exception:  # noqa: BLE001 - one bad event, not the replay
                 skipped += 1
         cards += group
@@ -322,7 +282,7 @@ def _conversation(
             else:
                 entry = CallEntry(str(call_id), str(name or ""), None)
             try:
-                card = entry_card(entry, presenter, cwd)
+                card = entry_card(entry, presenter, cwd=cwd)
             except Exception:  # noqa: BLE001 - one bad event, not the replay
                 skipped += 1
                 continue

@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from dsh_nb.cards.model import STATUSES
+from dsh_nb.cards.model import STATUSES, card_status
 from dsh_nb.cards.talk import CardTalk
-from dsh_nb.notebook.live import card_status
 from dsh_nb.tools.audit import journal
 from dsh_nb.tools.audit.journalfile import JournalEvent
 
