@@ -23,9 +23,15 @@ import os
 import sys
 from typing import Any
 
-from dsh_nb.mcp.client import connect_mcp
-from dsh_nb.tools import Agent, Answer, ToolContext, ToolRegistry
-from dsh_nb.tools.runner import CallRunner, DoorCall
+# jsonschema imports rfc3987_syntax, where installed, for its "iri"
+# formats, and that compiles a grammar at import: 4 to 5 s of CPU per
+# process on a CI machine, four processes per run. No scenario's schema
+# uses those formats (they are then not checked, as without the package).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from dsh_nb.mcp.client import connect_mcp  # noqa: E402
+from dsh_nb.tools import Agent, Answer, ToolContext, ToolRegistry  # noqa: E402
+from dsh_nb.tools.runner import CallRunner, DoorCall  # noqa: E402
 
 #: The tool each scenario calls, with its arguments (``initialize`` calls none).
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
