@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import json
 import logging
 import time
 import warnings
@@ -302,6 +303,20 @@ def test_a_schema_forms_defaults_fill_what_the_answer_leaves_out() -> None:
     )
     with pytest.raises(ValueError, match="is not of type 'integer'"):
         bad.read({})  # a server's default that breaks its own schema: decline
+
+    @tool
+    async def asks(ctx: ToolContext) -> str:
+        answer = await ctx.ask_form("Who?", schema)
+        return json.dumps(answer.value, sort_keys=True)
+
+    registry = ToolRegistry()
+    registry.register(asks)
+    agent = Agent("a")
+    door = Door(answer=Answer("accept", {"age": 7}))
+    sent = {"age": 7, "name": "John Doe", "tags": ["a"]}
+    assert json.loads(text(run(call(registry, "asks", door=door, agent=agent)))) == sent
+    answered = [e for e in agent.session.events if e["type"] == "tool/answer"]
+    assert answered[-1]["data"]["content"] == sent
 
 
 def test_ask_returns_typed_answers_and_declines_where_nobody_can_answer() -> None:
