@@ -9,8 +9,9 @@ question is an ``elicitation/create`` request of its own.
 
 ``work(tag, pair, ask)`` reports progress and logs, waits until the other
 call of its ``pair`` has arrived (so both are in flight: no sleeps), logs
-and reports again, asks the client who answers (``ask``), and returns the
-answer. Every message names its ``tag``, so a test can see whose card each
+and reports again, asks the client who answers (``ask``), waits until the
+other call has asked too, and returns the answer. So everything after the
+first meeting is said while both calls are in flight. Every message names its ``tag``, so a test can see whose card each
 one reached.
 
 ``python talking_server.py --stdio`` serves the same tool on stdio.
@@ -31,12 +32,22 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
 server = MCPServer("talking")
-_ARRIVED: dict[str, list[str]] = {}
-_MET: dict[str, asyncio.Event] = {}
+_ARRIVED: dict[tuple[str, str], list[str]] = {}
+_MET: dict[tuple[str, str], asyncio.Event] = {}
 
 
 class Who(pydantic.BaseModel):
     who: str
+
+
+async def _meet(pair: str, step: str, tag: str) -> None:
+    """Wait until both calls of ``pair`` have come to ``step``."""
+    arrived = _ARRIVED.setdefault((pair, step), [])
+    met = _MET.setdefault((pair, step), asyncio.Event())
+    arrived.append(tag)
+    if len(arrived) == 2:
+        met.set()
+    await met.wait()
 
 
 @server.tool()
@@ -44,18 +55,14 @@ async def work(tag: str, pair: str, ask: bool, ctx: Context) -> str:
     """Talk, wait for the other call of the pair, talk again, ask, answer."""
     await ctx.report_progress(1, 3, f"{tag} started")
     await ctx.info(f"{tag} started")
-    arrived = _ARRIVED.setdefault(pair, [])
-    met = _MET.setdefault(pair, asyncio.Event())
-    arrived.append(tag)
-    if len(arrived) == 2:
-        met.set()
-    await met.wait()
+    await _meet(pair, "arrived", tag)
     await ctx.report_progress(2, 3, f"{tag} met the other call")
     await ctx.info(f"{tag} met the other call")
     who = "nobody"
     if ask:
         answer = await ctx.elicit(f"who answers {tag}?", Who)
         who = answer.data.who if answer.action == "accept" else answer.action
+    await _meet(pair, "asked", tag)  # neither answers before both have asked
     await ctx.report_progress(3, 3, f"{tag} done")
     return f"{tag} answered by {who}"
 
