@@ -8,12 +8,27 @@ its journal, or its own MCP client (a served registry that connects to
 another server), and a question reaches whoever answers that call's
 questions: the notebook's person, or a decline.
 
-Progress carries the request's token, so it reaches exactly its call. Log
-messages and elicitations are the session's: they go to the call now in
-flight on this connection (the latest one, when several are); with no
-call in flight a log message is dropped and an elicitation declined. The
-connection declares elicitation to the server; it declares no sampling
-(no door offers a model to a tool yet).
+Each message reaches the call that caused it, also when several calls are
+in flight on one connection:
+
+* progress by the request's ``progressToken`` (the SDK hands each call its
+  own callback);
+* a log message or a question by the request it is related to. Over
+  Streamable HTTP a server sends those on the response stream of the
+  request that caused them, and the SDK runs our callback in the context
+  of the task that sent that request, so the call's ``ToolContext`` is the
+  current one there (a message that came on no request's stream, such as
+  the session's GET stream, has none);
+* a message related to no request is the session's: with one call in
+  flight it is that call's; with several (or with stdio, whose wire says
+  nothing about which request a message belongs to) nobody can tell, so
+  it is not guessed: a log line goes to the ``dsh_nb.mcp.clienttalk``
+  logger, a question is declined. With no call in flight the same holds.
+
+The connection declares elicitation to the server, and opts in to log
+messages at every level on a 2026-07-28 connection (where they arrive
+only for requests that ask); it declares no sampling (no door offers a
+model to a tool yet).
 """
 
 from __future__ import annotations
@@ -34,6 +49,17 @@ if TYPE_CHECKING:
 __all__ = ["ServerTalk"]
 
 _log = logging.getLogger(__name__)
+#: A server's log level as a ``logging`` level, for a line no call owns.
+_PY_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
 
 
 def _current() -> ToolContext | None:
@@ -71,26 +97,47 @@ class ServerTalk:
 
     def callbacks(self) -> dict[str, Any]:
         """The SDK ``Client``'s keyword arguments for the server's messages."""
-        return {"logging_callback": self._on_log, "elicitation_callback": self._on_ask}
+        return {
+            "logging_callback": self._on_log,
+            "elicitation_callback": self._on_ask,
+            "log_level": "debug",  # the 2026-07-28 opt-in; the card folds lines
+        }
+
+    def _owner(self) -> ToolContext | None:
+        """The call in flight the server's current message belongs to."""
+        ctx = _current()
+        if ctx is not None and any(call is ctx for call in self._calls):
+            return ctx  # it came on that call's own request stream
+        return self._calls[0] if len(self._calls) == 1 else None
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        if not self._calls:
-            return
         data = params.data
         text = data if isinstance(data, str) else repr(data)
         level = params.level if params.level in LEVELS else "info"
         if params.logger:
             text = f"{params.logger}: {text}"
-        self._calls[-1].log(text, level=level)
+        owner = self._owner()
+        if owner is None:
+            _log.log(_PY_LEVELS.get(level, logging.INFO), "%s", text)
+            return
+        owner.log(text, level=level)
 
     async def _on_ask(self, context: Any, params: Any) -> types.ElicitResult:
         from mcp import types
 
         schema = getattr(params, "requested_schema", None)
-        if not self._calls or not isinstance(schema, dict):
+        owner = self._owner()
+        if owner is None or not isinstance(schema, dict):
+            if owner is None and self._calls:
+                _log.warning(
+                    "a server asked %r with %d calls in flight and no sign of "
+                    "which one it belongs to: declined",
+                    getattr(params, "message", ""),
+                    len(self._calls),
+                )
             return types.ElicitResult(action="decline")
         try:
-            answer = await self._calls[-1].ask_form(params.message, schema)
+            answer = await owner.ask_form(params.message, schema)
         except Exception as exc:  # noqa: BLE001 - a failed ask is a decline
             _log.warning("a server's question failed: %s", exc)
             return types.ElicitResult(action="decline")

@@ -10,15 +10,22 @@ client would.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from dsh_nb.mcp.client import connect_mcp
 from dsh_nb.tools import Agent, Answer, ToolContext, ToolRegistry
 from dsh_nb.tools.runner import CallRunner, DoorCall
 
-TOOLS = Path(__file__).resolve().parent / "conformance" / "conformance_tools.py"
+HERE = Path(__file__).resolve().parent
+TOOLS = HERE / "conformance" / "conformance_tools.py"
+TALKING = HERE / "talking_server.py"
 
 
 class Door:
@@ -83,5 +90,146 @@ async def test_a_servers_progress_logs_and_questions_reach_their_call() -> None:
         door = Door(Answer("accept", {"username": 3}))  # does not fit: decline
         out = await _call(registry, "conf_test_elicitation", door, message="Who?")
         assert out == "User response: action=decline, content=null"
+    finally:
+        await conn.close()
+
+
+class Person(Door):
+    """A call's own door, answering its questions with its own name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(Answer("accept", {"who": name}))
+
+    def progress(self, ctx: ToolContext, report: Any) -> None:
+        self.progress_seen.append((report.done, report.total))
+        self.lines.append(("progress", report.message or ""))
+
+
+async def _pair(
+    registry: ToolRegistry, tool: str, pair: str, *, ask: bool
+) -> tuple[dict[str, Person], dict[str, str], Agent]:
+    """Call ``tool`` for tags a and b at once, each with its own door."""
+    agent = Agent("t")
+    doors = {tag: Person(f"door-{tag}") for tag in "ab"}
+
+    async def one(tag: str) -> str:
+        answer = await CallRunner(registry, talk=doors[tag]).run(
+            DoorCall(name=tool, arguments={"tag": tag, "pair": pair, "ask": ask}),
+            agent=agent,
+        )
+        return "".join(b.get("text", "") for b in answer.result.content)
+
+    a, b = await asyncio.gather(one("a"), one("b"))
+    return doors, {"a": a, "b": b}, agent
+
+
+def _told(door: Person) -> list[str]:
+    """What a call's door heard, in an order that does not depend on timing
+    (the SDK hands each notification to a task of its own)."""
+    return sorted(f"{kind}: {text}" for kind, text in door.lines)
+
+
+def _heard(tag: str) -> list[str]:
+    said = [f"{tag} started", f"{tag} met the other call"]
+    lines = [f"info: {s}" for s in said]
+    return sorted([*lines, *(f"progress: {s}" for s in [*said, f"{tag} done"])])
+
+
+async def test_two_calls_in_flight_each_hear_only_their_own_server_talk() -> None:
+    """An SDK ``MCPServer`` over HTTP, two calls at once, in both eras.
+
+    The handshake era sends log messages and ``elicitation/create`` as
+    messages of their own: each must reach the call whose request stream
+    carried it, not the latest call. The 2026-07-28 era opts in to log
+    messages per request (the connection asks for them).
+    """
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(TALKING),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 120)).decode()
+        found = re.search(r"serving at (http://\S+)/mcp", line)
+        assert found, line
+        registry = ToolRegistry()
+        old = await connect_mcp(
+            "old", url=f"{found.group(1)}/handshake/mcp", registry=registry, timeout=60
+        )
+        new = await connect_mcp(
+            "new", url=f"{found.group(1)}/mcp", registry=registry, timeout=60
+        )
+        try:
+            assert old.protocol_version == "2025-11-25"
+            assert new.protocol_version == "2026-07-28"
+            doors, out, agent = await _pair(registry, "old_work", "old", ask=True)
+            for tag in "ab":
+                assert out[tag] == f"{tag} answered by door-{tag}"
+                door = doors[tag]
+                assert [q.message for q in door.questions] == [f"who answers {tag}?"]
+                assert _told(door) == _heard(tag)
+            # The journal files each line under its own call.
+            calls = {
+                e["data"]["callId"]: e["data"]["arguments"]["tag"]
+                for e in agent.session.events
+                if e["type"] == "tool/call"
+            }
+            journaled: list[str] = []
+            for event in agent.session.events:
+                if event["type"] in ("tool/log", "tool/progress", "tool/ask"):
+                    said = event["data"].get("message") or event["data"]["text"]
+                    tag = calls[event["data"]["callId"]]
+                    other = "b" if tag == "a" else "a"
+                    assert re.search(rf"\b{tag}\b", said), event
+                    assert not re.search(rf"\b{other}\b", said), event
+                    journaled.append(event["type"])
+            assert sorted(set(journaled)) == ["tool/ask", "tool/log", "tool/progress"]
+
+            doors, out, _ = await _pair(registry, "new_work", "new", ask=False)
+            for tag in "ab":
+                assert out[tag] == f"{tag} answered by nobody"
+                assert _told(doors[tag]) == _heard(tag)
+        finally:
+            await old.close()
+            await new.close()
+    finally:
+        if proc.returncode is None:
+            proc.terminate()
+        await proc.wait()
+
+
+async def test_over_stdio_a_message_no_request_owns_is_not_guessed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """stdio says nothing about which request a log line or question is for.
+
+    With two calls in flight, progress still reaches each call by its token;
+    the log lines reach neither card (the logger has them) and the
+    questions are declined, rather than shown to the wrong call.
+    """
+    registry = ToolRegistry()
+    conn = await connect_mcp(
+        "talk",
+        command=[sys.executable, str(TALKING), "--stdio"],
+        registry=registry,
+        timeout=120,
+    )
+    try:
+        with caplog.at_level(logging.INFO, logger="dsh_nb.mcp.clienttalk"):
+            doors, out, _ = await _pair(registry, "talk_work", "stdio", ask=True)
+        for tag in "ab":
+            other = "b" if tag == "a" else "a"
+            assert out[tag] == f"{tag} answered by decline"
+            assert doors[tag].questions == []
+            heard = _told(doors[tag])
+            progress = [h for h in _heard(tag) if h.startswith("progress: ")]
+            # Before the other call was sent, a line had one owner to go to.
+            assert heard in (progress, sorted([*progress, f"info: {tag} started"]))
+            assert not any(re.search(rf"\b{other}\b", h) for h in heard)
+        logged = [r.getMessage() for r in caplog.records]
+        assert {"a met the other call", "b met the other call"} <= set(logged)
+        assert sum("calls in flight" in m for m in logged) == 2
     finally:
         await conn.close()

@@ -32,6 +32,7 @@ from dsh_nb.tools import ToolExecutionInput, ToolRegistry
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
 GARBAGE = str(Path(__file__).with_name("garbage_server.py"))
+TALKING = str(Path(__file__).with_name("talking_server.py"))
 CARD = "application/vnd.dsh.tool-card+json"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 NOTICES = "dsh_nb.approvals"
@@ -55,6 +56,7 @@ reg.register(dsh_nb.define_tool(
     execute=lambda a: "deleted " + a["path"]))
 FAULT = {FAULT!r}
 GARBAGE = {GARBAGE!r}
+TALKING = {TALKING!r}
 """
 
 
@@ -325,6 +327,44 @@ def test_connect_in_the_kernel_and_a_server_writing_garbage_mid_call(kernel):
     assert kernel.run("print(1 + 1)").stdout == "2\n"
     kernel.run("await conn.close()")
     assert "Traceback" not in kernel.kernel_log()
+
+
+def test_two_connected_calls_at_once_each_card_shows_only_its_own_talk(kernel):
+    """An SDK ``MCPServer`` over HTTP talks to two calls in flight from one
+    cell; each card's bar and log lines are its own call's."""
+    kernel.run(
+        "import re, subprocess\n"
+        "talking = subprocess.Popen([sys.executable, TALKING], "
+        "stdout=subprocess.PIPE, text=True)\n"
+        'url = re.search(r"serving at (\\S+)", talking.stdout.readline()).group(1)\n'
+        'conn = await dsh_nb.connect_mcp("tk", url=url.replace("/mcp", '
+        '"/handshake/mcp"))',
+        timeout=120,
+    ).check()
+    try:
+        reply = kernel.run(
+            "rs = await asyncio.gather(*(dsh_nb.call('tk_work', tag=t, "
+            "pair='kernel', ask=False) for t in 'ab'))\n"
+            "print([r.text for r in rs])",
+            timeout=60,
+        ).check()
+        assert "a answered by nobody" in reply.stdout
+        last: dict[str, dict[str, Any]] = {}  # each call's card as it ended
+        for card in reply.data(CARD):
+            if card.get("tool") == "tk_work":
+                last[card["callId"]] = card
+        tags = []
+        for card in last.values():
+            assert card["status"] == "done"
+            talk = card["talk"]
+            tag = talk["progress"]["message"].split()[0]
+            tags.append(tag)
+            assert talk["progress"]["message"] == f"{tag} done"
+            texts = [line["text"] for line in talk["lines"]]
+            assert texts == [f"{tag} started", f"{tag} met the other call"]
+        assert sorted(tags) == ["a", "b"]
+    finally:
+        kernel.run("await conn.close(); talking.terminate(); talking.wait()")
 
 
 def test_the_connect_magic_registers_and_closes(kernel):

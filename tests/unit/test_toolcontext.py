@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import json
 import logging
 import time
 import warnings
@@ -27,7 +28,7 @@ from dsh_nb.tools import (
     current_tool_context,
     tool,
 )
-from dsh_nb.tools.context.forms import FormError, form_of
+from dsh_nb.tools.context.forms import FormError, form_of, schema_form
 from dsh_nb.tools.context.toolcontext import MAX_LINES
 from dsh_nb.tools.runner import CallRunner, DoorCall
 
@@ -271,6 +272,51 @@ def test_forms_follow_sep_1034_defaults_and_sep_1330_enums() -> None:
     }
     with pytest.raises(FormError, match="a form holds str, int"):
         form_of(list[int])
+
+
+def test_a_schema_forms_defaults_fill_what_the_answer_leaves_out() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "tags": {"type": "array", "items": {"type": "string"}, "default": ["a"]},
+            "note": {"type": "string"},
+        },
+        "required": ["name"],
+    }
+    form = schema_form(schema)
+    filled = form.read({})
+    assert filled == {"name": "John Doe", "age": 30, "tags": ["a"]}
+    filled["tags"].append("b")  # a copy: the schema's default is untouched
+    assert schema["properties"]["tags"]["default"] == ["a"]
+    assert form.read({"age": 41, "note": "hi"}) == {
+        "name": "John Doe",
+        "age": 41,
+        "tags": ["a"],
+        "note": "hi",
+    }
+    with pytest.raises(ValueError, match="is not of type 'integer'"):
+        form.read({"age": "old"})  # a given value is checked, never replaced
+    bad = schema_form(
+        {"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}
+    )
+    with pytest.raises(ValueError, match="is not of type 'integer'"):
+        bad.read({})  # a server's default that breaks its own schema: decline
+
+    @tool
+    async def asks(ctx: ToolContext) -> str:
+        answer = await ctx.ask_form("Who?", schema)
+        return json.dumps(answer.value, sort_keys=True)
+
+    registry = ToolRegistry()
+    registry.register(asks)
+    agent = Agent("a")
+    door = Door(answer=Answer("accept", {"age": 7}))
+    sent = {"age": 7, "name": "John Doe", "tags": ["a"]}
+    assert json.loads(text(run(call(registry, "asks", door=door, agent=agent)))) == sent
+    answered = [e for e in agent.session.events if e["type"] == "tool/answer"]
+    assert answered[-1]["data"]["content"] == sent
 
 
 def test_ask_returns_typed_answers_and_declines_where_nobody_can_answer() -> None:

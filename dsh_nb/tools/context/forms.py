@@ -15,6 +15,10 @@ question's ``type`` is read once, here, into a :class:`Form`:
   multi-select); a field's ``json_schema_extra`` is merged in as given
   (the legacy ``enumNames``, say); the answer is a model instance.
 
+A form someone else wrote (a connected MCP server's elicitation) is taken
+as it is; a field the answer leaves out gets the schema's ``default``, as
+the person saw it pre-filled (SEP-1034).
+
 Anything else (a nested model, a list) is refused at the ``ask`` with a
 clear error: a form cannot hold it. Answers are checked with pydantic, so a
 door that hands back a wrong value gets a decline, never a bad value.
@@ -22,6 +26,7 @@ door that hands back a wrong value gets a decline, never a bad value.
 
 from __future__ import annotations
 
+import copy
 import enum
 import functools
 import types
@@ -29,7 +34,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["Form", "FormError", "form_of", "schema_form"]
+__all__ = ["Form", "FormError", "form_of", "schema_form", "with_defaults"]
 
 _SCALARS: Final[dict[type, str]] = {
     str: "string",
@@ -62,6 +67,7 @@ class Form:
         if self.type is None:  # a schema as given: its content, checked
             import jsonschema
 
+            content = with_defaults(self.schema, content)
             try:
                 jsonschema.validate(content, self.schema)
             except jsonschema.ValidationError as exc:
@@ -81,6 +87,24 @@ class Form:
             return self.type.model_validate(content)
         except pydantic.ValidationError as exc:
             raise ValueError(str(exc)) from None
+
+
+def with_defaults(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """``content`` with each field it leaves out set to the schema's default.
+
+    A form shows its fields pre-filled with their defaults (SEP-1034), so
+    a person who accepts without touching a field accepts its default; a
+    door that sends back only what was changed (or nothing) means the
+    same. A field given, even as None, is kept as given.
+    """
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return dict(content)
+    filled = dict(content)
+    for name, prop in properties.items():
+        if name not in filled and isinstance(prop, dict) and "default" in prop:
+            filled[name] = copy.deepcopy(prop["default"])
+    return filled
 
 
 def _unwrap(tp: Any) -> tuple[Any, bool]:

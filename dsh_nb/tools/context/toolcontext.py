@@ -232,8 +232,9 @@ class ToolContext:
         """Ask with a flat JSON Schema form as it is; ``value`` is its content.
 
         For a form someone else wrote (a connected MCP server's elicitation):
-        the content is checked against ``schema``; one that does not fit is
-        a ``decline``.
+        a field the answer leaves out gets the schema's ``default`` (the
+        person saw it pre-filled, SEP-1034), then the content is checked
+        against ``schema``; one that does not fit is a ``decline``.
         """
         return await self._ask(str(message), schema_form(schema))
 
@@ -256,6 +257,8 @@ class ToolContext:
         if answer.action == "accept":
             try:
                 answer = Answer("accept", form.read(raw))
+                if form.type is None:
+                    raw = answer.value  # a schema's form: as sent, defaults in
             except ValueError as exc:
                 _log.warning("an answer for %s did not fit: %s", self.name, exc)
                 answer, raw = Answer("decline"), None
