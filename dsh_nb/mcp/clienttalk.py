@@ -11,20 +11,30 @@ questions: the notebook's person, or a decline.
 Progress carries the request's token, so it reaches exactly its call. Log
 messages and elicitations are the session's: they go to the call now in
 flight on this connection (the latest one, when several are); with no
-call in flight a log message is dropped and an elicitation declined. The
-connection declares elicitation to the server; it declares no sampling
-(no door offers a model to a tool yet).
+call in flight a log message is dropped and an elicitation declined.
+
+A sampling request (``sampling/createMessage``) becomes that call's
+``ctx.sample``: in a notebook the kernel's ``DshChat`` model after an
+approval, drawn in the call's card; through a served registry, its own
+client's model. Where the call's door has no model, or it was refused,
+the server gets an MCP error that says why. The connection declares
+elicitation and sampling to the server.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-from dsh_nb.tools.context import ToolContextError, current_tool_context
+from dsh_nb.tools.context import (
+    SamplingUnavailable,
+    ToolContextError,
+    current_tool_context,
+)
 from dsh_nb.tools.context.values import LEVELS
+from dsh_nb.tools.errors import error_message
 
 if TYPE_CHECKING:
     from mcp import types
@@ -34,6 +44,9 @@ if TYPE_CHECKING:
 __all__ = ["ServerTalk"]
 
 _log = logging.getLogger(__name__)
+#: What a sample's result names as its model: the door's model answered,
+#: and this layer does not know which one it was.
+_MODEL: Final = "dsh_nb"
 
 
 def _current() -> ToolContext | None:
@@ -71,7 +84,11 @@ class ServerTalk:
 
     def callbacks(self) -> dict[str, Any]:
         """The SDK ``Client``'s keyword arguments for the server's messages."""
-        return {"logging_callback": self._on_log, "elicitation_callback": self._on_ask}
+        return {
+            "logging_callback": self._on_log,
+            "elicitation_callback": self._on_ask,
+            "sampling_callback": self._on_sample,
+        }
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         if not self._calls:
@@ -97,3 +114,65 @@ class ServerTalk:
         if answer.action == "accept":
             return types.ElicitResult(action="accept", content=answer.value)
         return types.ElicitResult(action=answer.action)
+
+    async def _on_sample(
+        self, context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        from mcp import types
+
+        if not self._calls:
+            return types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message="sampling is answered only while one of the client's "
+                "calls to this server is in flight",
+            )
+        ctx = self._calls[-1]
+        try:
+            prompt = _prompt(params.messages)
+            text = await ctx.sample(
+                prompt, system=params.system_prompt, max_tokens=params.max_tokens
+            )
+        except SamplingUnavailable as exc:
+            # The spec's code for a sample the client's user did not allow.
+            return types.ErrorData(code=-1, message=str(exc))
+        except (TypeError, ValueError) as exc:
+            return types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - the server hears why; we go on
+            _log.warning("a server's sampling request failed: %s", exc)
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR,
+                message=f"the client's model request failed: {error_message(exc)}",
+            )
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=text),
+            model=_MODEL,
+            stop_reason="endTurn",
+        )
+
+
+def _prompt(messages: Sequence[Any]) -> str:
+    """The text ``ctx.sample`` sends for a server's messages.
+
+    One user message is the prompt as it is; a conversation is written out
+    turn by turn. Only text is supported: an image or audio block is a
+    ``ValueError`` naming it, answered to the server as bad params.
+    """
+    parts: list[tuple[str, str]] = []
+    for message in messages:
+        content = message.content
+        blocks = content if isinstance(content, list) else [content]
+        texts = []
+        for block in blocks:
+            kind = getattr(block, "type", None)
+            if kind != "text":
+                raise ValueError(
+                    f"this client samples text only; a {kind!r} block was sent"
+                )
+            texts.append(block.text)
+        parts.append((str(message.role), "\n".join(texts)))
+    if not parts:
+        raise ValueError("a sampling request needs at least one message")
+    if len(parts) == 1 and parts[0][0] == "user":
+        return parts[0][1]
+    return "\n\n".join(f"{role}: {text}" for role, text in parts)

@@ -85,3 +85,90 @@ async def test_a_servers_progress_logs_and_questions_reach_their_call() -> None:
         assert out == "User response: action=decline, content=null"
     finally:
         await conn.close()
+
+
+SAMPLER = Path(__file__).resolve().parent / "sampling_server.py"
+
+
+class ModelDoor:
+    """A door whose model is the replay server, over the official SDK."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def sample(self, ctx: ToolContext, request: Any) -> str:
+        from dsh_nb.models.sampling import sample_text
+
+        return await sample_text(
+            self.client,
+            provider="openai",
+            model="replayed",
+            prompt=request.prompt,
+            system=request.system,
+            max_tokens=request.max_tokens,
+        )
+
+
+async def test_a_servers_sampling_request_goes_to_the_calls_model() -> None:
+    from dsh_nb.models.chat import make_client
+    from dsh_nb.models.replay_server import ReplayServer
+    from dsh_nb.models.scripted import Turn
+
+    def reply(request: Any) -> Turn:
+        return Turn(text="short: " + request.body["messages"][-1]["content"])
+
+    registry = ToolRegistry()
+    with ReplayServer(reply) as model:
+        conn = await connect_mcp(
+            "sdk",
+            command=[sys.executable, str(SAMPLER)],
+            registry=registry,
+            timeout=180,
+        )
+        try:
+            agent = Agent("t")
+            door = ModelDoor(make_client("openai", model.openai_url, model.token))
+            answer = await CallRunner(registry, talk=door).run(
+                DoorCall(name="sdk_summarise", arguments={"text": "a long text"}),
+                agent=agent,
+            )
+            text = answer.result.content[0]["text"]
+            assert text == "dsh_nb said: short: Summarise: a long text"
+            sent = model.requests[-1].body
+            assert sent["messages"] == [
+                {"role": "system", "content": "Answer in one line."},
+                {"role": "user", "content": "Summarise: a long text"},
+            ]
+            assert sent["max_tokens"] == 50
+            journal = [
+                (e["type"], e["data"])
+                for e in agent.session.events
+                if e["type"] in ("tool/sample", "tool/sampled")
+            ]
+            call_id = answer.result.call_id
+            assert journal == [
+                (
+                    "tool/sample",
+                    {
+                        "callId": call_id,
+                        "prompt": "Summarise: a long text",
+                        "system": "Answer in one line.",
+                        "maxTokens": 50,
+                    },
+                ),
+                (
+                    "tool/sampled",
+                    {"callId": call_id, "text": "short: Summarise: a long text"},
+                ),
+            ]
+
+            # A door with no model: the server hears why, as an MCP error.
+            bare = await CallRunner(registry).run(
+                DoorCall(name="sdk_summarise", arguments={"text": "x"}), agent=agent
+            )
+            said = bare.result.content[0]["text"]
+            assert said.startswith("refused: ")
+            assert "sdk_summarise" in said and "has none to ask" in said
+            assert len(model.requests) == 1
+        finally:
+            await conn.close()
