@@ -273,7 +273,8 @@ class ToolContext:
         """Ask the door's model; its text.
 
         Raises :class:`SamplingUnavailable` where the door has no model
-        (an MCP client that declared no sampling, a script), and
+        (an MCP client that declared no sampling, a script) or will not
+        ask it (a notebook's approval refused, no model configured), and
         ``AbortError`` when the call's signal aborts meanwhile.
         """
         if not isinstance(prompt, str):
