@@ -23,10 +23,12 @@ elicitation and sampling to the server.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from dsh_nb.tools.context import (
     SamplingUnavailable,
@@ -47,6 +49,7 @@ _log = logging.getLogger(__name__)
 #: What a sample's result names as its model: the door's model answered,
 #: and this layer does not know which one it was.
 _MODEL: Final = "dsh_nb"
+T = TypeVar("T")
 
 
 def _current() -> ToolContext | None:
@@ -67,6 +70,9 @@ class ServerTalk:
 
     def __init__(self) -> None:
         self._calls: list[ToolContext] = []
+        #: Each call's context variables (a kernel's parent message among
+        #: them), so what a server asks shows under the cell of its call.
+        self._scopes: dict[int, contextvars.Context] = {}
 
     async def calling(
         self, call_tool: Callable[..., Awaitable[Any]], name: str, arguments: Any
@@ -76,11 +82,36 @@ class ServerTalk:
         if ctx is None:
             return await call_tool(name, arguments)
         self._calls.append(ctx)
+        self._scopes[id(ctx)] = contextvars.copy_context()
         try:
             on_progress = functools.partial(_progress, ctx)
             return await call_tool(name, arguments, progress_callback=on_progress)
         finally:
             self._calls.remove(ctx)
+            if not any(call is ctx for call in self._calls):
+                self._scopes.pop(id(ctx), None)
+
+    def _owner(self) -> ToolContext | None:
+        """The call in flight a server's request belongs to (the latest)."""
+        return self._calls[-1] if self._calls else None
+
+    async def _in_call(self, ctx: ToolContext, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` with ``ctx``'s call's context variables.
+
+        A stdio server's request arrives in the connection's own task, whose
+        context is that of the cell that connected: a prompt displayed from
+        there would land under that cell, not under the call's card.
+        """
+        scope = self._scopes.get(id(ctx))
+        if scope is None:
+            return await work
+        # The task copies the context current when it is made: the call's.
+        task: asyncio.Future[T] = scope.run(asyncio.ensure_future, work)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
 
     def callbacks(self) -> dict[str, Any]:
         """The SDK ``Client``'s keyword arguments for the server's messages."""
@@ -120,17 +151,20 @@ class ServerTalk:
     ) -> types.CreateMessageResult | types.ErrorData:
         from mcp import types
 
-        if not self._calls:
+        ctx = self._owner()
+        if ctx is None:
             return types.ErrorData(
                 code=types.INVALID_REQUEST,
                 message="sampling is answered only while one of the client's "
                 "calls to this server is in flight",
             )
-        ctx = self._calls[-1]
         try:
             prompt = _prompt(params.messages)
-            text = await ctx.sample(
-                prompt, system=params.system_prompt, max_tokens=params.max_tokens
+            text = await self._in_call(
+                ctx,
+                ctx.sample(
+                    prompt, system=params.system_prompt, max_tokens=params.max_tokens
+                ),
             )
         except SamplingUnavailable as exc:
             # The spec's code for a sample the client's user did not allow.

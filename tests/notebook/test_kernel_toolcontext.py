@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -287,3 +288,54 @@ def test_a_sample_allowed_for_the_session_on_stdin(kernel: KernelHarness) -> Non
         assert (rule["toolName"], rule["rule"]) == ("summarise:sample", "allow")
     finally:
         kernel.run("%tool_policy --clear summarise:sample")
+
+
+SAMPLER = Path(__file__).resolve().parents[1] / "mcp" / "sampling_server.py"
+
+
+def test_a_connected_servers_sample_is_approved_in_its_calls_card(
+    kernel: KernelHarness,
+) -> None:
+    kernel.run('use("interactive")')
+    kernel.run(
+        "import sys\n"
+        f'conn = await dsh_nb.connect_mcp("sdk", command=[sys.executable, {str(SAMPLER)!r}])',
+        timeout=120,
+    ).check()
+    try:
+        msg_id = kernel.execute_async(
+            'r = await dsh_nb.call("sdk_summarise", text="q3"); '
+            'print(r.content[0]["text"])'
+        )
+        allow = kernel.find_button("Allow once", parent=msg_id, timeout=60)
+        kernel.click(allow)
+        reply = kernel.collect(msg_id, timeout=60).check()
+        assert reply.stdout.strip() == "dsh_nb said: summary of Summarise: q3"
+        card = last_card(reply)
+        assert card["tool"] == "sdk_summarise" and card["status"] == "done"
+        assert sample_lines(card) == [
+            ("info", "asks the model (replayed): Summarise: q3"),
+            ("info", "the model answered: summary of Summarise: q3"),
+        ]
+        asked = journal(kernel, "approval/asked")[-1][1]
+        assert asked["toolName"] == "sdk_summarise:sample"
+        sent = json.loads(
+            kernel.run("print(json.dumps(model.requests[-1].body))").stdout
+        )
+        assert sent["messages"][0] == {
+            "role": "system",
+            "content": "Answer in one line.",
+        }
+
+        # Refused: the server hears why, as the MCP error the client sent.
+        msg_id = kernel.execute_async(
+            'r = await dsh_nb.call("sdk_summarise", text="q4"); '
+            'print(r.content[0]["text"])'
+        )
+        kernel.click(kernel.find_button("Reject", parent=msg_id, timeout=60))
+        said = kernel.collect(msg_id, timeout=60).check().stdout.strip()
+        assert said == (
+            'refused: the model request of tool "sdk_summarise" was rejected'
+        )
+    finally:
+        kernel.run("await conn.close()", timeout=60)
