@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dsh_nb.mcp.client import connect_mcp
 from dsh_nb.tools import Agent, Answer, ToolContext, ToolRegistry
 from dsh_nb.tools.runner import CallRunner, DoorCall
@@ -172,3 +174,27 @@ async def test_a_servers_sampling_request_goes_to_the_calls_model() -> None:
             assert len(model.requests) == 1
         finally:
             await conn.close()
+
+
+def test_a_servers_messages_become_one_prompt_of_text() -> None:
+    from mcp import types
+
+    from dsh_nb.mcp.clienttalk import _prompt
+
+    def said(role: Any, text: str) -> types.SamplingMessage:
+        return types.SamplingMessage(
+            role=role, content=types.TextContent(type="text", text=text)
+        )
+
+    assert _prompt([said("user", "Summarise: x")]) == "Summarise: x"
+    assert _prompt(
+        [said("user", "hi"), said("assistant", "hello"), said("user", "and?")]
+    ) == ("user: hi\n\nassistant: hello\n\nuser: and?")
+    image = types.SamplingMessage(
+        role="user",
+        content=types.ImageContent(type="image", data="AAAA", mime_type="image/png"),
+    )
+    with pytest.raises(ValueError, match="samples text only; a 'image' block"):
+        _prompt([image])
+    with pytest.raises(ValueError, match="at least one message"):
+        _prompt([])

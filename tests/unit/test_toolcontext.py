@@ -352,6 +352,29 @@ def test_sample_asks_the_doors_model_or_fails_clearly() -> None:
     assert sampled[0]["data"]["text"] == "a summary"
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "why"),
+    [
+        ({"max_tokens": 0}, "max_tokens must be a positive int or None, not 0"),
+        ({"max_tokens": True}, "max_tokens must be a positive int or None, not True"),
+        ({"system": 3}, "system must be a str or None, not 3"),
+    ],
+)
+def test_a_bad_sample_request_fails_before_any_door_hears_it(
+    kwargs: dict[str, Any], why: str
+) -> None:
+    @tool
+    async def summarise(ctx: ToolContext) -> str:
+        return await ctx.sample("Summarise x", **kwargs)
+
+    registry = ToolRegistry()
+    registry.register(summarise)
+    door = Door(text="a summary")
+    result = run(call(registry, "summarise", door=door))
+    assert result.is_error and why in text(result)
+    assert door.samples == []
+
+
 def test_a_hearer_that_raises_never_breaks_the_call() -> None:
     class Broken:
         def log(self, ctx: ToolContext, line: Any) -> None:

@@ -279,6 +279,16 @@ class ToolContext:
         """
         if not isinstance(prompt, str):
             raise TypeError(f"sample prompt must be a str, not {prompt!r}")
+        if system is not None and not isinstance(system, str):
+            raise TypeError(f"sample system must be a str or None, not {system!r}")
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int)
+            or max_tokens < 1
+        ):
+            raise ValueError(
+                f"sample max_tokens must be a positive int or None, not {max_tokens!r}"
+            )
         request = SampleRequest(prompt, system, max_tokens)
         sampler = self._first("sample")
         if sampler is None:
