@@ -33,7 +33,7 @@ async def summarise(text: str, ctx: Context) -> str:
             max_tokens=50,
             system_prompt="Answer in one line.",
         )
-    except Exception as exc:  # the client's error, as the server saw it
+    except Exception as exc:  # noqa: BLE001 - the client's error, as the server saw it
         return f"refused: {exc}"
     content = result.content
     return f"{result.model} said: {getattr(content, 'text', content)}"
