@@ -337,5 +337,22 @@ def test_a_connected_servers_sample_is_approved_in_its_calls_card(
         assert said == (
             'refused: the model request of tool "sdk_summarise" was rejected'
         )
+
+        # No model configured: the server hears what to set.
+        kernel.run('%config DshChat.model = ""')
+        try:
+            said = (
+                kernel.run(
+                    'r = await dsh_nb.call("sdk_summarise", text="q5"); '
+                    'print(r.content[0]["text"])',
+                    timeout=60,
+                )
+                .check()
+                .stdout.strip()
+            )
+        finally:
+            kernel.run('%config DshChat.model = "replayed"')
+        assert said.startswith('refused: tool "sdk_summarise" asked the model, but')
+        assert "%config DshChat.model = 'NAME'" in said
     finally:
         kernel.run("await conn.close()", timeout=60)
