@@ -155,8 +155,9 @@ class ServerTalk:
         if ctx is None:
             return types.ErrorData(
                 code=types.INVALID_REQUEST,
-                message="sampling is answered only while one of the client's "
-                "calls to this server is in flight",
+                message="the client cannot tell which of its calls this "
+                "sampling request belongs to (none is in flight), so no model "
+                "is asked",
             )
         try:
             prompt = _prompt(params.messages)
