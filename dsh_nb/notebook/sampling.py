@@ -27,6 +27,7 @@ import os
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.cards.talk import sample_lines
 from dsh_nb.tools.audit.secrets import clean_secret
 from dsh_nb.tools.context import LogLine, SamplingUnavailable
 from dsh_nb.tools.pipeline.approval import ApprovalRequest, consult
@@ -38,10 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["KernelSampler", "sample_subject"]
 
-#: Lines of a prompt or a reply the card shows; the rest are counted.
-CARD_LINES: Final = 20
-#: Characters of one shown line.
-CARD_LINE_CHARS: Final = 500
 #: Characters of the prompt the approval question quotes.
 ASKED_CHARS: Final = 300
 
@@ -49,18 +46,6 @@ ASKED_CHARS: Final = 300
 def sample_subject(tool_name: str) -> str:
     """What a sample's approval and policy row are named: ``TOOL:sample``."""
     return f"{tool_name}:sample"
-
-
-def _bounded(label: str, text: str, level: str = "info") -> list[LogLine]:
-    lines = text.splitlines() or [""]
-    shown = [
-        line if len(line) <= CARD_LINE_CHARS else line[:CARD_LINE_CHARS] + "…"
-        for line in lines[:CARD_LINES]
-    ]
-    shown[0] = f"{label}: {shown[0]}"
-    if len(lines) > CARD_LINES:
-        shown.append(f"… {len(lines) - CARD_LINES} more lines")
-    return [LogLine(level, line, "sample") for line in shown]
 
 
 def _quoted(prompt: str) -> str:
@@ -125,7 +110,7 @@ class KernelSampler:
     async def sample(self, ctx: ToolContext, request: SampleRequest) -> str:
         """Approve, ask the model, draw both in the card; the reply's text."""
         provider, model, client = self._model(ctx.name)
-        self._draw(ctx, _bounded(f"asks the model ({model})", request.prompt))
+        self._draw(ctx, sample_lines(f"asks the model ({model})", request.prompt))
         refused = await self._approve(ctx, request, model)
         if refused is not None:
             self._draw(ctx, [LogLine("warning", refused, "sample")])
@@ -146,7 +131,7 @@ class KernelSampler:
             why = describe_error(exc).removeprefix("Error: ")
             self._draw(ctx, [LogLine("error", why, "sample")])
             raise SamplingUnavailable(why) from None
-        self._draw(ctx, _bounded("the model answered", text))
+        self._draw(ctx, sample_lines("the model answered", text))
         return text
 
     async def _approve(

@@ -438,3 +438,33 @@ def test_replay_shows_the_journaled_progress_and_lines() -> None:
         "lines": [{"level": "info", "text": "hello", "source": "stdout"}],
     }
     assert "hello" in cards[0].data["text/html"]
+
+
+def test_replay_shows_what_a_sample_asked_and_the_model_answered() -> None:
+    from dsh_nb.notebook.replay import replay
+
+    @tool
+    async def asks(ctx: ToolContext) -> str:
+        return await ctx.sample("Summarise:\nrow 1\nrow 2")
+
+    registry = ToolRegistry()
+    registry.register(asks)
+    agent = Agent("r")
+    run(call(registry, "asks", door=Door(text="two rows"), agent=agent))
+    cards = replay(agent.session, display=False)
+    payload = cards[0].data["application/vnd.dsh.tool-card+json"]
+    assert payload["talk"]["lines"] == [
+        {"level": "info", "text": "asks the model: Summarise:", "source": "sample"},
+        {"level": "info", "text": "row 1", "source": "sample"},
+        {"level": "info", "text": "row 2", "source": "sample"},
+        {"level": "info", "text": "the model answered: two rows", "source": "sample"},
+    ]
+
+
+def test_a_long_sample_is_bounded_in_the_card() -> None:
+    from dsh_nb.cards.talk import sample_lines
+
+    lines = sample_lines("the model answered", "\n".join(["x" * 600] * 30))
+    assert len(lines) == 21 and lines[-1].text == "… 10 more lines"
+    assert lines[0].text == "the model answered: " + "x" * 500 + "…"
+    assert {line.source for line in lines} == {"sample"}
