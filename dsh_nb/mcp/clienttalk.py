@@ -135,10 +135,11 @@ class ServerTalk:
         from mcp import types
 
         schema = getattr(params, "requested_schema", None)
-        if not self._calls or not isinstance(schema, dict):
+        ctx = self._owner()
+        if ctx is None or not isinstance(schema, dict):
             return types.ElicitResult(action="decline")
         try:
-            answer = await self._calls[-1].ask_form(params.message, schema)
+            answer = await self._in_call(ctx, ctx.ask_form(params.message, schema))
         except Exception as exc:  # noqa: BLE001 - a failed ask is a decline
             _log.warning("a server's question failed: %s", exc)
             return types.ElicitResult(action="decline")

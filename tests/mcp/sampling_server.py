@@ -1,5 +1,6 @@
-"""An MCP server written with the official SDK whose tool asks its client's
-model (``sampling/createMessage``), for ``connect_mcp``'s sampling tests.
+"""An MCP server written with the official SDK whose tools ask its client's
+model (``sampling/createMessage``) and its person (``elicitation/create``),
+for ``connect_mcp``'s tests.
 
 Run as a stdio server: ``python sampling_server.py``. ``summarise`` sends
 one user message (and a system prompt) and returns what the model said;
@@ -13,6 +14,7 @@ import warnings
 
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 warnings.simplefilter("ignore")  # sampling's 2026 deprecation, per call
 
@@ -37,6 +39,17 @@ async def summarise(text: str, ctx: Context) -> str:
         return f"refused: {exc}"
     content = result.content
     return f"{result.model} said: {getattr(content, 'text', content)}"
+
+
+class Name(BaseModel):
+    name: str = "ada"
+
+
+@server.tool()
+async def who(ctx: Context) -> str:
+    """Ask the client's person for a name."""
+    answer = await ctx.elicit("Who is asking?", Name)
+    return f"{answer.action}: {getattr(getattr(answer, 'data', None), 'name', None)}"
 
 
 if __name__ == "__main__":

@@ -293,7 +293,7 @@ def test_a_sample_allowed_for_the_session_on_stdin(kernel: KernelHarness) -> Non
 SAMPLER = Path(__file__).resolve().parents[1] / "mcp" / "sampling_server.py"
 
 
-def test_a_connected_servers_sample_is_approved_in_its_calls_card(
+def test_a_connected_servers_sample_and_question_are_in_its_calls_card(
     kernel: KernelHarness,
 ) -> None:
     kernel.run('use("interactive")')
@@ -354,5 +354,14 @@ def test_a_connected_servers_sample_is_approved_in_its_calls_card(
             kernel.run('%config DshChat.model = "replayed"')
         assert said.startswith('refused: tool "sdk_summarise" asked the model, but')
         assert "%config DshChat.model = 'NAME'" in said
+
+        # A question from the stdio server: its form is under its call's card
+        # too (the server's request arrives in the connection's own task).
+        msg_id = kernel.execute_async(
+            'r = await dsh_nb.call("sdk_who"); print(r.content[0]["text"])'
+        )
+        kernel.click(kernel.find_button("Answer", parent=msg_id, timeout=60))
+        said = kernel.collect(msg_id, timeout=60).check().stdout.strip()
+        assert said == "accept: ada"
     finally:
         kernel.run("await conn.close()", timeout=60)
