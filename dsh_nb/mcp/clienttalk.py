@@ -19,6 +19,10 @@ approval, drawn in the call's card; through a served registry, its own
 client's model. Where the call's door has no model, or it was refused,
 the server gets an MCP error that says why. The connection declares
 elicitation and sampling to the server.
+
+A question or a sample runs in its call's context variables: a stdio
+server's request arrives in the connection's own task, and a prompt shown
+from there would land under the cell that connected, not under the call.
 """
 
 from __future__ import annotations
