@@ -127,8 +127,17 @@ class CallBook:
 
 
 def heard(entry: CallEntry, kind: str, data: Mapping[str, Any]) -> bool:
-    """Add a ``tool/progress`` or ``tool/log`` event to the call's card."""
+    """Add a ``tool/progress``, ``tool/log``, ``tool/sample`` or
+    ``tool/sampled`` event to the call's card."""
+    from dsh_nb.cards.talk import sample_lines
     from dsh_nb.tools.context import LogLine, Progress
+
+    said = {"tool/sample": "prompt", "tool/sampled": "text"}.get(kind)
+    if said is not None and isinstance(data.get(said), str):
+        label = "asks the model" if kind == "tool/sample" else "the model answered"
+        for line in sample_lines(label, data[said]):
+            entry.talk = entry.talk.with_line(line)
+        return True
 
     if kind == "tool/progress" and isinstance(data.get("progress"), (int, float)):
         total, message = data.get("total"), data.get("message")

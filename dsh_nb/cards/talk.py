@@ -19,13 +19,24 @@ from dsh_nb.cards.escape import esc
 from dsh_nb.cards.markup import BG_ALT, BORDER, ERR, FG_MUTED, INFO, WARN, el, pre
 from dsh_nb.tools.context.values import LogLine, Progress
 
-__all__ = ["MAX_CARD_LINES", "CardTalk", "talk_html", "talk_json", "talk_text"]
+__all__ = [
+    "MAX_CARD_LINES",
+    "CardTalk",
+    "sample_lines",
+    "talk_html",
+    "talk_json",
+    "talk_text",
+]
 
 #: The lines a card keeps (the newest); older ones are counted.
 MAX_CARD_LINES: Final = 200
 #: Up to this many lines show open; more fold under a summary.
 OPEN_LINES: Final = 6
 _LEVEL_COLOURS: Final = {"warning": WARN, "error": ERR, "critical": ERR}
+#: Lines of a sample's prompt or reply a card shows; the rest are counted.
+SAMPLE_LINES: Final = 20
+#: Characters of one shown line of a sample.
+SAMPLE_LINE_CHARS: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,3 +147,22 @@ def talk_text(talk: CardTalk, *, last: int = OPEN_LINES) -> str:
         out.append(f"… {earlier} earlier lines")
     out.extend(line.text for line in shown)
     return "\n".join(out)
+
+
+def sample_lines(label: str, text: str, level: str = "info") -> list[LogLine]:
+    """A sample's prompt or reply as a card's lines (source ``"sample"``).
+
+    ``label`` starts the first line ("asks the model", "the model
+    answered"); at most ``SAMPLE_LINES`` lines of ``SAMPLE_LINE_CHARS``
+    are shown, then "… N more lines". The live card and a replayed one
+    draw the same lines.
+    """
+    lines = text.splitlines() or [""]
+    shown = [
+        line if len(line) <= SAMPLE_LINE_CHARS else line[:SAMPLE_LINE_CHARS] + "…"
+        for line in lines[:SAMPLE_LINES]
+    ]
+    shown[0] = f"{label}: {shown[0]}"
+    if len(lines) > SAMPLE_LINES:
+        shown.append(f"… {len(lines) - SAMPLE_LINES} more lines")
+    return [LogLine(level, line, "sample") for line in shown]

@@ -25,21 +25,37 @@ in flight on one connection:
   it is not guessed: a log line goes to the ``dsh_nb.mcp.clienttalk``
   logger, a question is declined. With no call in flight the same holds.
 
-The connection declares elicitation to the server, and opts in to log
-messages at every level on a 2026-07-28 connection (where they arrive
-only for requests that ask); it declares no sampling (no door offers a
-model to a tool yet).
+A sampling request (``sampling/createMessage``) becomes its call's
+``ctx.sample``: in a notebook the kernel's ``DshChat`` model after an
+approval, drawn in the call's card; through a served registry, its own
+client's model. Where the call's door has no model, or it was refused,
+the server gets an MCP error that says why.
+
+A question or a sample runs in its call's context variables: a stdio
+server's request arrives in the connection's own task, and a prompt shown
+from there would land under the cell that connected, not under the call.
+
+The connection declares elicitation and sampling to the server, and opts
+in to log messages at every level on a 2026-07-28 connection (where they
+arrive only for requests that ask).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from dsh_nb.tools.context import ToolContextError, current_tool_context
+from dsh_nb.tools.context import (
+    SamplingUnavailable,
+    ToolContextError,
+    current_tool_context,
+)
 from dsh_nb.tools.context.values import LEVELS
+from dsh_nb.tools.errors import error_message
 
 if TYPE_CHECKING:
     from mcp import types
@@ -60,6 +76,10 @@ _PY_LEVELS = {
     "alert": logging.CRITICAL,
     "emergency": logging.CRITICAL,
 }
+#: What a sample's result names as its model: the door's model answered,
+#: and this layer does not know which one it was.
+_MODEL: Final = "dsh_nb"
+T = TypeVar("T")
 
 
 def _current() -> ToolContext | None:
@@ -80,6 +100,9 @@ class ServerTalk:
 
     def __init__(self) -> None:
         self._calls: list[ToolContext] = []
+        #: Each call's context variables (a kernel's parent message among
+        #: them), so what a server asks shows under the cell of its call.
+        self._scopes: dict[int, contextvars.Context] = {}
 
     async def calling(
         self, call_tool: Callable[..., Awaitable[Any]], name: str, arguments: Any
@@ -89,17 +112,39 @@ class ServerTalk:
         if ctx is None:
             return await call_tool(name, arguments)
         self._calls.append(ctx)
+        self._scopes[id(ctx)] = contextvars.copy_context()
         try:
             on_progress = functools.partial(_progress, ctx)
             return await call_tool(name, arguments, progress_callback=on_progress)
         finally:
             self._calls.remove(ctx)
+            if not any(call is ctx for call in self._calls):
+                self._scopes.pop(id(ctx), None)
+
+    async def _in_call(self, ctx: ToolContext, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` with ``ctx``'s call's context variables.
+
+        A stdio server's request arrives in the connection's own task, whose
+        context is that of the cell that connected: a prompt displayed from
+        there would land under that cell, not under the call's card.
+        """
+        scope = self._scopes.get(id(ctx))
+        if scope is None:
+            return await work
+        # The task copies the context current when it is made: the call's.
+        task: asyncio.Future[T] = scope.run(asyncio.ensure_future, work)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
 
     def callbacks(self) -> dict[str, Any]:
         """The SDK ``Client``'s keyword arguments for the server's messages."""
         return {
             "logging_callback": self._on_log,
             "elicitation_callback": self._on_ask,
+            "sampling_callback": self._on_sample,
             "log_level": "debug",  # the 2026-07-28 opt-in; the card folds lines
         }
 
@@ -137,10 +182,76 @@ class ServerTalk:
                 )
             return types.ElicitResult(action="decline")
         try:
-            answer = await owner.ask_form(params.message, schema)
+            answer = await self._in_call(owner, owner.ask_form(params.message, schema))
         except Exception as exc:  # noqa: BLE001 - a failed ask is a decline
             _log.warning("a server's question failed: %s", exc)
             return types.ElicitResult(action="decline")
         if answer.action == "accept":
             return types.ElicitResult(action="accept", content=answer.value)
         return types.ElicitResult(action=answer.action)
+
+    async def _on_sample(
+        self, context: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        from mcp import types
+
+        ctx = self._owner()
+        if ctx is None:
+            return types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message="the client cannot tell which of its calls this "
+                "sampling request belongs to (none is in flight), so no model "
+                "is asked",
+            )
+        try:
+            prompt = _prompt(params.messages)
+            text = await self._in_call(
+                ctx,
+                ctx.sample(
+                    prompt, system=params.system_prompt, max_tokens=params.max_tokens
+                ),
+            )
+        except SamplingUnavailable as exc:
+            # The spec's code for a sample the client's user did not allow.
+            return types.ErrorData(code=-1, message=str(exc))
+        except (TypeError, ValueError) as exc:
+            return types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - the server hears why; we go on
+            _log.warning("a server's sampling request failed: %s", exc)
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR,
+                message=f"the client's model request failed: {error_message(exc)}",
+            )
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=text),
+            model=_MODEL,
+            stop_reason="endTurn",
+        )
+
+
+def _prompt(messages: Sequence[Any]) -> str:
+    """The text ``ctx.sample`` sends for a server's messages.
+
+    One user message is the prompt as it is; a conversation is written out
+    turn by turn. Only text is supported: an image or audio block is a
+    ``ValueError`` naming it, answered to the server as bad params.
+    """
+    parts: list[tuple[str, str]] = []
+    for message in messages:
+        content = message.content
+        blocks = content if isinstance(content, list) else [content]
+        texts = []
+        for block in blocks:
+            kind = getattr(block, "type", None)
+            if kind != "text":
+                raise ValueError(
+                    f"this client samples text only; a {kind!r} block was sent"
+                )
+            texts.append(block.text)
+        parts.append((str(message.role), "\n".join(texts)))
+    if not parts:
+        raise ValueError("a sampling request needs at least one message")
+    if len(parts) == 1 and parts[0][0] == "user":
+        return parts[0][1]
+    return "\n\n".join(f"{role}: {text}" for role, text in parts)

@@ -95,13 +95,16 @@ def _install_approvals(state: KernelState) -> Callable[[], object]:
 
 
 def _tools_ask_people(state: KernelState) -> None:
-    """A tool's one-value ``ctx.ask`` goes through the person channel too."""
+    """A tool's one-value ``ctx.ask`` goes through the person channel too,
+    and its ``ctx.sample`` to ``DshChat``'s model after an approval."""
     from dsh_nb.notebook.asking import ask_person
+    from dsh_nb.notebook.sampling import KernelSampler
     from dsh_nb.notebook.toolask import NotebookTalk
 
     talk = state.runner.talk
     if isinstance(talk, NotebookTalk):
         talk.ask_one = ask_person
+        talk.sample_one = KernelSampler(state).sample
 
 
 def _kernel_stdin(shell: object) -> tuple[Any, Callable[[], None]]:

@@ -164,13 +164,18 @@ class KernelState:
 
     # --- hooks on the registry -------------------------------------------------
 
-    def apply_policy(self, execution: ToolExecution, next_: Any) -> Any:
-        """The ``%tool_policy`` table as one pre-execute listener."""
-        entry = self.policies.get(execution.name)
+    def policy_for(self, name: str, agent: object) -> PolicyEntry | None:
+        """The policy-table row that applies to ``agent``'s ``name``, if any."""
+        entry = self.policies.get(name)
         while entry is not None and entry.agent is not None:
-            if entry.agent is execution.agent:
+            if entry.agent is agent:
                 break
             entry = entry.shadows
+        return entry
+
+    def apply_policy(self, execution: ToolExecution, next_: Any) -> Any:
+        """The ``%tool_policy`` table as one pre-execute listener."""
+        entry = self.policy_for(execution.name, execution.agent)
         if entry is None:
             return next_()
         if entry.policy == "ask" and self._refused_arguments(execution):

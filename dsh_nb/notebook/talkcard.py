@@ -1,5 +1,9 @@
 """A live card hears its call's ``ToolContext``: progress and log lines.
 
+It also draws what a sample asked and answered (lines of source
+``"sample"``, from :mod:`~dsh_nb.notebook.sampling`), and keeps its status
+through the approval a sample asks for (:meth:`TalkingCard.beside_call`).
+
 Mixed into :class:`~dsh_nb.notebook.live.LiveCall`, which is a hearer of
 its call as the view the runner hands the pipeline. The card keeps a
 :class:`~dsh_nb.cards.talk.CardTalk` snapshot and redraws at most about
@@ -11,6 +15,8 @@ that prints in a tight loop).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 from dsh_nb.cards.talk import CardTalk
@@ -27,6 +33,25 @@ class TalkingCard:
 
     _talk: CardTalk = _SILENT
     _talk_redraw: asyncio.TimerHandle | None = None
+    _status: str  # the card's own
+    _approval: str | None
+
+    @contextmanager
+    def beside_call(self) -> Iterator[None]:
+        """An approval for what the running call does (a model request).
+
+        The prompt shows under the card as a call's own does, but the call
+        is not what was asked about: afterwards the card is back to its
+        status and its call's approval (the sample's outcome is drawn in
+        the talk lines, and journaled by the approval service).
+        """
+        status, approval = self._status, self._approval
+        try:
+            yield
+        finally:
+            if self._status == "awaiting-approval":
+                self._status, self._approval = status, approval
+                self._refresh()
 
     def _refresh(self, *, now: bool = False) -> None:  # the card's own
         raise NotImplementedError

@@ -23,13 +23,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.notebook.frontend import is_interactive
-from dsh_nb.tools.context import Answer
+from dsh_nb.tools.context import Answer, SamplingUnavailable
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
 
     from dsh_nb.notebook.host import KernelHost
-    from dsh_nb.tools.context import Question, ToolContext
+    from dsh_nb.tools.context import Question, SampleRequest, ToolContext
 
 __all__ = [
     "ANSWER_LABEL",
@@ -178,7 +178,8 @@ class QuestionForm:
 
 
 class NotebookTalk:
-    """The kernel runner's hearer: the notebook's person answers questions."""
+    """The kernel runner's hearer: the notebook's person answers questions,
+    and the kernel's ``DshChat`` model (after an approval) a tool's samples."""
 
     def __init__(self, state: KernelHost) -> None:
         self._state = state
@@ -186,6 +187,17 @@ class NotebookTalk:
         #: extension loads (a parameter, not an import: ``asking`` sits
         #: above the kernel state this runner belongs to).
         self.ask_one: Callable[..., Awaitable[Any]] | None = None
+        #: ``ctx.sample``'s answer (``sampling.KernelSampler.sample``), set
+        #: when the extension loads, for the same reason.
+        self.sample_one: Callable[..., Awaitable[str]] | None = None
+
+    async def sample(self, ctx: ToolContext, request: SampleRequest) -> str:
+        if self.sample_one is None:
+            raise SamplingUnavailable(
+                f'tool "{ctx.name}" asked the model, but dsh_nb is not loaded '
+                "in this kernel"
+            )
+        return await self.sample_one(ctx, request)
 
     async def ask(self, ctx: ToolContext, question: Question) -> Answer:
         one = _one_line_question(question)

@@ -233,3 +233,114 @@ async def test_over_stdio_a_message_no_request_owns_is_not_guessed(
         assert sum("calls in flight" in m for m in logged) == 2
     finally:
         await conn.close()
+
+
+SAMPLER = Path(__file__).resolve().parent / "sampling_server.py"
+
+
+class ModelDoor:
+    """A door whose model is the replay server, over the official SDK."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def sample(self, ctx: ToolContext, request: Any) -> str:
+        from dsh_nb.models.sampling import sample_text
+
+        return await sample_text(
+            self.client,
+            provider="openai",
+            model="replayed",
+            prompt=request.prompt,
+            system=request.system,
+            max_tokens=request.max_tokens,
+        )
+
+
+async def test_a_servers_sampling_request_goes_to_the_calls_model() -> None:
+    from dsh_nb.models.chat import make_client
+    from dsh_nb.models.replay_server import ReplayServer
+    from dsh_nb.models.scripted import Turn
+
+    def reply(request: Any) -> Turn:
+        return Turn(text="short: " + request.body["messages"][-1]["content"])
+
+    registry = ToolRegistry()
+    with ReplayServer(reply) as model:
+        conn = await connect_mcp(
+            "sdk",
+            command=[sys.executable, str(SAMPLER)],
+            registry=registry,
+            timeout=180,
+        )
+        try:
+            agent = Agent("t")
+            door = ModelDoor(make_client("openai", model.openai_url, model.token))
+            answer = await CallRunner(registry, talk=door).run(
+                DoorCall(name="sdk_summarise", arguments={"text": "a long text"}),
+                agent=agent,
+            )
+            text = answer.result.content[0]["text"]
+            assert text == "dsh_nb said: short: Summarise: a long text"
+            sent = model.requests[-1].body
+            assert sent["messages"] == [
+                {"role": "system", "content": "Answer in one line."},
+                {"role": "user", "content": "Summarise: a long text"},
+            ]
+            assert sent["max_tokens"] == 50
+            journal = [
+                (e["type"], e["data"])
+                for e in agent.session.events
+                if e["type"] in ("tool/sample", "tool/sampled")
+            ]
+            call_id = answer.result.call_id
+            assert journal == [
+                (
+                    "tool/sample",
+                    {
+                        "callId": call_id,
+                        "prompt": "Summarise: a long text",
+                        "system": "Answer in one line.",
+                        "maxTokens": 50,
+                    },
+                ),
+                (
+                    "tool/sampled",
+                    {"callId": call_id, "text": "short: Summarise: a long text"},
+                ),
+            ]
+
+            # A door with no model: the server hears why, as an MCP error.
+            bare = await CallRunner(registry).run(
+                DoorCall(name="sdk_summarise", arguments={"text": "x"}), agent=agent
+            )
+            said = bare.result.content[0]["text"]
+            assert said.startswith("refused: ")
+            assert "sdk_summarise" in said and "has none to ask" in said
+            assert len(model.requests) == 1
+        finally:
+            await conn.close()
+
+
+def test_a_servers_messages_become_one_prompt_of_text() -> None:
+    from mcp import types
+
+    from dsh_nb.mcp.clienttalk import _prompt
+
+    def said(role: Any, text: str) -> types.SamplingMessage:
+        return types.SamplingMessage(
+            role=role, content=types.TextContent(type="text", text=text)
+        )
+
+    assert _prompt([said("user", "Summarise: x")]) == "Summarise: x"
+    assert _prompt(
+        [said("user", "hi"), said("assistant", "hello"), said("user", "and?")]
+    ) == ("user: hi\n\nassistant: hello\n\nuser: and?")
+    image = types.SamplingMessage(
+        role="user",
+        content=types.ImageContent(type="image", data="AAAA", mime_type="image/png"),
+    )
+    with pytest.raises(ValueError, match="samples text only; a 'image' block"):
+        _prompt([image])
+    with pytest.raises(ValueError, match="at least one message"):
+        _prompt([])

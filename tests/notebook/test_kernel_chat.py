@@ -48,10 +48,16 @@ async def slow(seconds: float) -> str:
     await asyncio.sleep(seconds)
     return "slept"
 
+@dsh_nb.tool
+async def brief(text: str, ctx: dsh_nb.ToolContext) -> str:
+    \"\"\"Shorten a text with the model's help.\"\"\"
+    return await ctx.sample("Shorten: " + text)
+
 reg = dsh_nb.registry()
 reg.register(delete)
 reg.register(add)
 reg.register(slow)
+reg.register(brief)
 reg.on_pre_execute(lambda ex, nxt: Ask("irreversible") if ex.name == "delete" else nxt())
 
 def chat():
@@ -146,6 +152,32 @@ def test_ask_tool_approved_by_clicking_allow(
         "tool_call_id": "call_01",
         "content": "deleted a.txt",
     }
+
+
+def test_a_tools_sample_in_a_chat_is_approved_and_stays_out_of_it(
+    kernel: KernelHarness, server: ReplayServer
+) -> None:
+    server.add(
+        Turn(tool_calls=(ToolCallSpec(name="brief", arguments='{"text": "long"}'),)),
+        Turn(text="short"),  # the tool's sample
+        Turn(text="It is short."),
+    )
+    msg_id = kernel.execute_async("%%chat --new\nShorten 'long'")
+    kernel.click(kernel.find_button("Allow once", parent=msg_id))
+    reply = kernel.collect(msg_id, timeout=20).check()
+    [card] = final_cards(reply).values()
+    assert (card["tool"], card["status"]) == ("brief", "done")
+    assert "approval" not in card  # the sample was asked about, not the call
+    texts = [line["text"] for line in card["talk"]["lines"]]
+    assert texts == [
+        "asks the model (replay-model): Shorten: long",
+        "the model answered: short",
+    ]
+    sample = server.requests[-2].body
+    assert sample["messages"] == [{"role": "user", "content": "Shorten: long"}]
+    assert sample["model"] == "replay-model" and "tools" not in sample
+    assert server.requests[-1].body["messages"][-1]["content"] == "short"
+    assert report(kernel)["roles"] == ["user", "assistant", "tool", "assistant"]
 
 
 def test_stop_mid_stream_then_chat_again(

@@ -398,6 +398,29 @@ def test_sample_asks_the_doors_model_or_fails_clearly() -> None:
     assert sampled[0]["data"]["text"] == "a summary"
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "why"),
+    [
+        ({"max_tokens": 0}, "max_tokens must be a positive int or None, not 0"),
+        ({"max_tokens": True}, "max_tokens must be a positive int or None, not True"),
+        ({"system": 3}, "system must be a str or None, not 3"),
+    ],
+)
+def test_a_bad_sample_request_fails_before_any_door_hears_it(
+    kwargs: dict[str, Any], why: str
+) -> None:
+    @tool
+    async def summarise(ctx: ToolContext) -> str:
+        return await ctx.sample("Summarise x", **kwargs)
+
+    registry = ToolRegistry()
+    registry.register(summarise)
+    door = Door(text="a summary")
+    result = run(call(registry, "summarise", door=door))
+    assert result.is_error and why in text(result)
+    assert door.samples == []
+
+
 def test_a_hearer_that_raises_never_breaks_the_call() -> None:
     class Broken:
         def log(self, ctx: ToolContext, line: Any) -> None:
@@ -461,3 +484,33 @@ def test_replay_shows_the_journaled_progress_and_lines() -> None:
         "lines": [{"level": "info", "text": "hello", "source": "stdout"}],
     }
     assert "hello" in cards[0].data["text/html"]
+
+
+def test_replay_shows_what_a_sample_asked_and_the_model_answered() -> None:
+    from dsh_nb.notebook.replay import replay
+
+    @tool
+    async def asks(ctx: ToolContext) -> str:
+        return await ctx.sample("Summarise:\nrow 1\nrow 2")
+
+    registry = ToolRegistry()
+    registry.register(asks)
+    agent = Agent("r")
+    run(call(registry, "asks", door=Door(text="two rows"), agent=agent))
+    cards = replay(agent.session, display=False)
+    payload = cards[0].data["application/vnd.dsh.tool-card+json"]
+    assert payload["talk"]["lines"] == [
+        {"level": "info", "text": "asks the model: Summarise:", "source": "sample"},
+        {"level": "info", "text": "row 1", "source": "sample"},
+        {"level": "info", "text": "row 2", "source": "sample"},
+        {"level": "info", "text": "the model answered: two rows", "source": "sample"},
+    ]
+
+
+def test_a_long_sample_is_bounded_in_the_card() -> None:
+    from dsh_nb.cards.talk import sample_lines
+
+    lines = sample_lines("the model answered", "\n".join(["x" * 600] * 30))
+    assert len(lines) == 21 and lines[-1].text == "… 10 more lines"
+    assert lines[0].text == "the model answered: " + "x" * 500 + "…"
+    assert {line.source for line in lines} == {"sample"}

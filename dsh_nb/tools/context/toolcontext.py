@@ -276,11 +276,22 @@ class ToolContext:
         """Ask the door's model; its text.
 
         Raises :class:`SamplingUnavailable` where the door has no model
-        (an MCP client that declared no sampling, a script), and
+        (an MCP client that declared no sampling, a script) or will not
+        ask it (a notebook's approval refused, no model configured), and
         ``AbortError`` when the call's signal aborts meanwhile.
         """
         if not isinstance(prompt, str):
             raise TypeError(f"sample prompt must be a str, not {prompt!r}")
+        if system is not None and not isinstance(system, str):
+            raise TypeError(f"sample system must be a str or None, not {system!r}")
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int)
+            or max_tokens < 1
+        ):
+            raise ValueError(
+                f"sample max_tokens must be a positive int or None, not {max_tokens!r}"
+            )
         request = SampleRequest(prompt, system, max_tokens)
         sampler = self._first("sample")
         if sampler is None:

@@ -68,7 +68,9 @@ class ToolContextError(RuntimeError):
 
 
 class SamplingUnavailable(RuntimeError):
-    """``ctx.sample`` where the call's door has no model to ask."""
+    """``ctx.sample`` where the call's door has no model to ask, or will not
+    ask it (a notebook's approval refused, no model configured, a failed
+    request); the message says which, and what to set."""
 
 
 @dataclass(frozen=True, slots=True)
