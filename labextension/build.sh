@@ -20,3 +20,4 @@ if ! command -v jupyter-builder >/dev/null 2>&1; then
 fi
 npm ci --no-audit --no-fund --loglevel=error
 npm run -s build
+python3 stamp.py write

@@ -101,6 +101,11 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
 # file was handed out, as Playwright needs (below); each worker that runs
 # them starts its own JupyterLab and Chromium.
 _WORKERS: Final = 2
+# Files that take minutes go to a worker first, so the other worker works
+# through the rest meanwhile instead of waiting for them at the end
+# (measured on two busy cores: the Binder install and its notebooks 10 min,
+# the browser corpus and the load run about 1 to 2 min each).
+_FIRST: Final = ("notebooks/test_binder.py", "reliability/test_load.py")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -121,7 +126,12 @@ def pytest_collection_modifyitems(
     # Browser tests go last: Playwright's sync API keeps an event loop
     # running on the main thread until the session ends, which would break
     # every asyncio test collected after it.
-    items.sort(key=lambda item: "e2e" in item.path.parts)
+    items.sort(
+        key=lambda item: (
+            "e2e" in item.path.parts,
+            os.path.relpath(item.path, _TESTS).replace(os.sep, "/") not in _FIRST,
+        )
+    )
     for item in items:
         for mark in _heavy_marks(item):
             item.add_marker(mark)

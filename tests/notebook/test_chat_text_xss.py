@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from chatkit import configure
 from html_audit import live_markup
-from ipshell import run
+from ipshell import fresh_shell, run
 from IPython.core.interactiveshell import InteractiveShell
 from markdown_it import MarkdownIt
 from xss_payloads import MARKDOWN_PAYLOADS, PAYLOADS
@@ -30,6 +30,12 @@ CORPUS = (*PAYLOADS, *MARKDOWN_PAYLOADS)
 # every link kept (JupyterLab's marked checks no scheme).
 FRONTEND = MarkdownIt("commonmark", {"html": True})
 FRONTEND.validateLink = lambda url: True
+
+
+# One shell for the module: each payload is its own cell, and loading the
+# extension afresh for each of the 148 replayed payloads took most of this
+# file's time (about 1.5 s a test).
+ip = pytest.fixture(scope="module", name="ip")(fresh_shell)
 
 
 def _as_rendered(data: dict[str, object]) -> str:
