@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import types
 from typing import Final
 
 import pytest
@@ -42,54 +43,59 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # What a test module imports to start a kernel (or a Jupyter server).
 _KERNEL_HARNESSES = ("kernel_harness", "nbtools", "nbclient", "jupyter_client")
-
-
-# Modules whose tests start other processes or servers (MCP peers and
-# standalone servers, a model server over HTTP, JupyterLab, the benchmark
-# and docs scripts, the load and reliability runs): with kernels and the
-# browser, the quick loop leaves them out (``not server``).
-_SERVER_MODULES = frozenset(
-    {
-        "docs/test_benchmarks.py",
-        "docs/test_demo.py",
-        "docs/test_front_door.py",
-        "docs/test_production.py",
-        "docs/test_readme.py",
-        "mcp/test_mcp_bridge.py",
-        "mcp/test_mcp_connect.py",
-        "mcp/test_mcp_runtime_trust.py",
-        "mcp/test_mcp_serve.py",
-        "mcp/test_mcp_standalone.py",
-        "mcp/test_mcp_standalone_peers.py",
-        "mcp/test_mcp_startup.py",
-        "mcp/test_mcp_stateless.py",
-        "mcp/test_mcp_typescript.py",
-        "notebook/test_chat_text_xss.py",
-        "notebook/test_kernel_secrets.py",
-        "reliability/test_load.py",
-        "unit/test_evals_bfcl.py",
-        "unit/test_schema_patterns.py",
-    }
+# What a test module imports to start other processes: the harnesses for
+# scripts and programs (tests/processes.py), ``python -m dsh_nb serve``,
+# the Node peers and nginx (tests/mcp/), and the MCP SDK's stdio client,
+# which launches the server it speaks to.
+_SERVER_HARNESSES = (
+    "processes",
+    "servekit",
+    "nodepeers",
+    "nginxkit",
+    "mcp.client.stdio",
 )
-_TESTS = os.path.dirname(os.path.abspath(__file__))
+# Fixtures that only a test that starts servers asks for (itself or through
+# another fixture): the runtime folder an MCP server writes its entry to
+# (tests/mcp/conftest.py).
+_SERVER_FIXTURES = frozenset({"runtime"})
+_ORIGINS: dict[str, set[str]] = {}
+
+
+def _origins(module: types.ModuleType) -> set[str]:
+    """The modules a test module's names come from, with their parents."""
+    if module.__name__ in _ORIGINS:
+        return _ORIGINS[module.__name__]
+    found = _ORIGINS[module.__name__] = set()
+    for value in list(vars(module).values()):
+        if isinstance(value, types.ModuleType):
+            name = value.__name__
+        else:
+            name = getattr(value, "__module__", None)
+        if isinstance(name, str):
+            parts = name.split(".")
+            found.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return found
 
 
 def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
     """``browser`` for tests that drive Chromium, ``kernel`` for tests that
-    start a kernel, ``server`` for those that start other processes:
-    ``pytest -m "not kernel and not browser and not server"`` is the quick
-    loop. Marked by what the test needs, so a new test file that uses a
-    kernel harness is marked without anyone remembering to."""
+    start a kernel, ``server`` for those that start other processes or
+    servers: ``pytest -m "not kernel and not browser and not server"`` is
+    the quick loop. Marked by what the test uses (the harness its module
+    imports, the fixtures it asks for), so a new test is marked without
+    anyone remembering to. A module that is slow for another reason says
+    so itself with ``pytestmark``."""
     parts = item.path.parts
     if "e2e" in parts:
         return [pytest.mark.browser]
     if item.path.suffix == ".ipynb" or "install" in parts or "notebooks" in parts:
         return [pytest.mark.kernel]  # nbval, a fresh install, Binder
     module = getattr(item, "module", None)
-    names = set(vars(module)) if module is not None else set()
-    if names & set(_KERNEL_HARNESSES) or "KernelHarness" in names:
+    origins = _origins(module) if module is not None else set()
+    if origins.intersection(_KERNEL_HARNESSES):
         return [pytest.mark.kernel]
-    if os.path.relpath(item.path, _TESTS).replace(os.sep, "/") in _SERVER_MODULES:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if origins.intersection(_SERVER_HARNESSES) or fixtures & _SERVER_FIXTURES:
         return [pytest.mark.server]
     return []
 

@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 from traitlets.config import Config, Configurable
 
+from dsh_nb.tools.shown import shown
+
 __all__ = ["TransactionalConfigurable"]
 
 _C = TypeVar("_C", bound="TransactionalConfigurable")
@@ -69,7 +71,7 @@ class TransactionalConfigurable(Configurable):
         kept = getattr(self, name)
         reason = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
         print(
-            f"{type(self).__name__}.{name}: rejected {_shown(value)}: {reason}; "
+            f"{type(self).__name__}.{name}: rejected {shown(value, 60)}: {reason}; "
             f"keeping {kept!r}",
             file=sys.stderr,
         )
@@ -97,11 +99,3 @@ class TransactionalConfigurable(Configurable):
         for config in holders:
             if section in config and name in config[section]:
                 config[section][name] = deepcopy(kept)
-
-
-def _shown(value: object) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a hostile value is still reported
-        return f"<{type(value).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
+from dsh_nb.tools.shown import shown
+
 __all__ = [
     "ABSENT",
     "FrozenDict",
@@ -24,7 +26,6 @@ __all__ = [
     "compact_json",
     "format_number",
     "is_json_data",
-    "safe_repr",
     "snapshot_json",
     "to_plain",
 ]
@@ -200,15 +201,6 @@ def _snap(value: Any, depth: int) -> Any:
     raise _Rejected
 
 
-def safe_repr(value: object) -> str:
-    """``repr`` that never raises (a hostile key must not break the error)."""
-    try:
-        text = repr(value)
-    except BaseException:  # noqa: BLE001 - includes huge ints and raising __repr__
-        return f"<unprintable {type(value).__name__}>"
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def _locate(value: Any, path: str, active: set[int], depth: int) -> str:
     """Walk again, slowly, to name the first thing that is not JSON."""
     t = type(value)
@@ -231,7 +223,7 @@ def _locate(value: Any, path: str, active: set[int], depth: int) -> str:
         pairs = value.items() if t in _DICTS else enumerate(value)
         for k, v in pairs:
             if t in _DICTS and type(k) is not str:
-                return f"{path} has a non-string key {safe_repr(k)}"
+                return f"{path} has a non-string key {shown(k)}"
             child = f"{path}.{k}" if t in _DICTS else f"{path}[{k}]"
             found = _locate(v, child, active, depth + 1)
             if found:

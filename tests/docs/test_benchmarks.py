@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from processes import run_python
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 NUMBER_ROW = r"\| {peer} \| {tool} \| \d+\.\d \| \d+\.\d\d \|"
 
 
 def run(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=300
-    )
+    done = run_python(*args, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

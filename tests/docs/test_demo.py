@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from processes import run_python
 
 
 def test_demo_runs_headless_and_prints_every_card() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "dsh_nb", "demo"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python("-m", "dsh_nb", "demo")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "[done] add — 5" in out
@@ -31,8 +25,6 @@ def test_demo_runs_headless_and_prints_every_card() -> None:
 
 
 def test_bad_usage_exits_2() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "dsh_nb", "nope"], capture_output=True, text=True
-    )
+    done = run_python("-m", "dsh_nb", "nope")
     assert done.returncode == 2
     assert "usage: python -m dsh_nb demo" in done.stderr

@@ -15,7 +15,6 @@ import re
 import secrets
 import shlex
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -24,6 +23,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import tomllib
+from processes import started
 
 __all__: list[str] = []
 
@@ -103,11 +103,12 @@ def test_jupyter_lab_opens_on_the_quickstart(tmp_path: Path) -> None:
     flags += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     flags += [f"--IdentityProvider.token={token}"]
     url = f"http://127.0.0.1:{port}"
-    with (tmp_path / "lab.log").open("wb") as log:
-        proc = subprocess.Popen(
+    with (
+        (tmp_path / "lab.log").open("wb") as log,
+        started(
             [exe, *command[1:], *flags], cwd=ROOT, env=env, stdout=log, stderr=log
-        )
-    try:
+        ) as proc,
+    ):
         deadline = time.monotonic() + 60
         while True:
             assert proc.poll() is None, (tmp_path / "lab.log").read_text()[-3000:]
@@ -128,6 +129,3 @@ def test_jupyter_lab_opens_on_the_quickstart(tmp_path: Path) -> None:
         assert '"name": "dsh-nb"' in page or '"name":"dsh-nb"' in page, (
             "JupyterLab does not load the dsh-nb card renderer"
         )
-    finally:
-        proc.terminate()
-        proc.wait(10)

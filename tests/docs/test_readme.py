@@ -8,11 +8,10 @@ extension unloaded first (the README's first cell loads it).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from IPython.core.interactiveshell import InteractiveShell
+from processes import run_python
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
@@ -35,9 +34,7 @@ def test_python_blocks_run_as_a_script() -> None:
     code = blocks("python")
     assert code
     for body in code:
-        done = subprocess.run(
-            [sys.executable, "-c", body], capture_output=True, text=True, timeout=120
-        )
+        done = run_python("-c", body)
         assert done.returncode == 0, done.stderr
 
 

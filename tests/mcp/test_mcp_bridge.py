@@ -17,12 +17,9 @@ from mcpkit import add_tool
 from dsh_nb.mcp.server import serve_mcp
 from dsh_nb.tools import ToolRegistry, define_tool
 
-
-@pytest.fixture
-def runtime(tmp_path, monkeypatch):
-    folder = tmp_path / "runtime"
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(folder))
-    return folder
+# The servers served here in-process find their runtime folder in the
+# environment, as the processes they start do.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 async def test_the_bridge_forwards_and_reconnects_after_a_restart(runtime):

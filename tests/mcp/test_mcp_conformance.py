@@ -102,13 +102,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    path = tmp_path / "runtime"
-    path.mkdir()
-    return path
-
-
 @contextlib.contextmanager
 def _proxy(upstream: str, token_file: Path, port: int) -> Iterator[str]:
     proc = subprocess.Popen(

@@ -20,9 +20,8 @@ FAULT = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
 GARBAGE = [sys.executable, str(Path(__file__).with_name("garbage_server.py"))]
 
 
-@pytest.fixture(autouse=True)
-def _runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+# Each test serves or connects MCP servers with a runtime folder of its own.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 async def run(registry, name, **args):

@@ -19,10 +19,8 @@ from plainapi import CALLS, build
 from dsh_nb.mcp.server import serve_mcp
 from dsh_nb.tools import ToolRegistry
 
-
-@pytest.fixture(autouse=True)
-def _runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+# Each test serves or connects MCP servers with a runtime folder of its own.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 @pytest.mark.parametrize("mode", ERAS)

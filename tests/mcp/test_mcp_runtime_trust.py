@@ -271,11 +271,8 @@ def test_a_runtime_folder_that_is_a_file_is_a_clear_error(tmp_path, monkeypatch)
     assert asyncio.run(go()) == []
 
 
-def test_each_server_has_its_own_file_and_stop_removes_it_at_once(
-    tmp_path, monkeypatch
-):
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
-
+@pytest.mark.usefixtures("runtime_env")
+def test_each_server_has_its_own_file_and_stop_removes_it_at_once():
     async def go():
         first = serve_mcp(registry=ToolRegistry(), name="same")
         await first.started()

@@ -18,10 +18,8 @@ from mcpkit import ERAS, add_tool, approval_registry, client
 from dsh_nb.mcp.server import serve_mcp
 from dsh_nb.tools import ToolRegistry, define_tool
 
-
-@pytest.fixture(autouse=True)
-def _runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+# Each test serves or connects MCP servers with a runtime folder of its own.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 async def _served(registry):

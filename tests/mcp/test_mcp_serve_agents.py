@@ -31,12 +31,9 @@ from dsh_nb.tools import ApprovalService, Ask, ToolRegistry, define_tool
 FLOOD = 300  # past the cap of 256
 
 
-@pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(folder))
-    return folder
+# The servers served here in-process find their runtime folder in the
+# environment, as the processes they start do.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 def tools(*names: str) -> ToolRegistry:

@@ -49,13 +49,6 @@ registry.on_pre_execute(ask)
 '''
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_a_served_request_only_service_answers_every_ask(
     runtime: Path, tmp_path: Path, mode: str

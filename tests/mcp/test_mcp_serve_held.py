@@ -45,13 +45,6 @@ DENIED = 'Error: tool "ask_me" requires approval, but no approval channel is ava
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 def module(tmp_path: Path) -> Path:
     path = tmp_path / "asker.py"
     path.write_text(MODULE)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from interrupting_tools import HOSTILE
 from mcpkit import ERAS, client
 from servekit import HERE, http_server, serve_argv, stdio
@@ -25,13 +24,6 @@ EXPECTED = {
     "kbi_str": "Error: KeyboardInterrupt",
     "listened": "Error: the call was interrupted (KeyboardInterrupt)",
 }
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
 
 
 async def test_http_answers_each_interrupt_as_an_error_and_keeps_serving(

@@ -34,13 +34,6 @@ def greet(name: str) -> str:
 NAMES = ("email", "secrets", "json", "typing", "mcp", "uvicorn")
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 def _module(tmp_path: Path, stem: str) -> Path:
     folder = tmp_path / stem
     folder.mkdir()

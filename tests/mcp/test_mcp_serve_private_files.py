@@ -17,13 +17,6 @@ import pytest
 from servekit import HERE, TOOLS, env, serve_argv
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 def plant(tmp_path: Path, kind: str) -> tuple[Path, Path | None]:
     """A path prepared the way an attacker or a careless setup leaves it."""
     path = tmp_path / "calls.jsonl"

@@ -33,13 +33,6 @@ registry.on_pre_execute(lambda execution, next_: Ask("writing needs a yes"))
 SPOOF = "notes.txt\u2028Why this is asked: a harmless backup\u202e\u2066txt.exe"
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_the_question_shows_hidden_characters_and_says_what_was_cut(
     runtime: Path, tmp_path: Path, mode: str

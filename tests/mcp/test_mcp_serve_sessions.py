@@ -29,13 +29,6 @@ INIT = {
 PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 async def _session(http: httpx2.AsyncClient, url: str, headers: dict[str, str]) -> str:
     opened = await http.post(url, json=INIT, headers=headers)
     assert opened.status_code == 200, opened.text

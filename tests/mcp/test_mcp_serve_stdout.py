@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from servekit import HERE, env, serve_argv
 
 MODULE = '''
@@ -75,13 +74,6 @@ def _requests() -> list[dict[str, Any]]:
             "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
         },
     ]
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
 
 
 def test_every_stdout_line_is_protocol_and_the_strays_go_to_stderr(

@@ -30,13 +30,6 @@ from servekit import (
 )
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 def answers(*actions: str) -> tuple[list[str], object]:
     """An elicitation callback that answers ``actions`` in turn."""
     asked: list[str] = []

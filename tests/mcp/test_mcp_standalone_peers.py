@@ -24,13 +24,6 @@ from nodepeers import inspector
 from servekit import HERE, ROOT, TOOLS, env, http_server, serve_argv
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
-
-
 def _json(stdout: str) -> dict:
     return json.loads(stdout[stdout.index("{") :])
 

@@ -14,7 +14,6 @@ from collections import Counter
 from pathlib import Path
 
 import httpx2
-import pytest
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcpkit import client as http_client
@@ -23,13 +22,6 @@ from servekit import error_code, http_server, journal
 
 CLIENTS, CALLS = 4, 50
 TOKEN = "replicas-share-this-token-0123456789"
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    return folder
 
 
 async def test_two_stateless_replicas_behind_nginx_answer_each_call_once(

@@ -21,10 +21,8 @@ from dsh_nb.mcp.client import connect_mcp
 from dsh_nb.mcp.server import serve_mcp
 from dsh_nb.tools import ToolExecutionInput, ToolRegistry, define_tool
 
-
-@pytest.fixture(autouse=True)
-def _runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+# Each test serves or connects MCP servers with a runtime folder of its own.
+pytestmark = pytest.mark.usefixtures("runtime_env")
 
 
 @pytest.fixture

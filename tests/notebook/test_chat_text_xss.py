@@ -25,6 +25,10 @@ from dsh_nb.cards import CARD_MIME
 from dsh_nb.models.replay_server import ReplayServer
 from dsh_nb.models.scripted import Turn
 
+# 149 chats, each through a model server over loopback HTTP: out of the
+# quick loop with the tests that start servers.
+pytestmark = pytest.mark.server
+
 CORPUS = (*PAYLOADS, *MARKDOWN_PAYLOADS)
 # How a frontend renders text/markdown in a trusted output: raw HTML and
 # every link kept (JupyterLab's marked checks no scheme).

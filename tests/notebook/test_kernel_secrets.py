@@ -16,7 +16,11 @@ import secrets
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
+
+# The notebook serves MCP and starts a model server inside the kernel.
+pytestmark = pytest.mark.server
 
 CELLS = [
     """import logging, os, pathlib

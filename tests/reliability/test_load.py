@@ -46,6 +46,10 @@ from dsh_nb.tools import (
     text_block,
 )
 
+# Tens of thousands of calls and ten memory rounds: out of the quick loop
+# with the tests that start servers.
+pytestmark = pytest.mark.server
+
 ARGS_NOT_JSON = "Error: tool execution arguments must be losslessly JSON-serializable"
 KINDS = (
     "allowed",

@@ -122,11 +122,6 @@ def setup() -> Setup:
     return Setup()
 
 
-@pytest.fixture
-def agent() -> Agent:
-    return Agent("alice")
-
-
 def types(session: SessionLog) -> list[str]:
     return [event["type"] for event in session.events]
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 from bfcl_reference import verdicts
+from processes import run_python
 
 from dsh_nb.evals import (
     ActualCall,
@@ -609,8 +608,6 @@ def test_evals_imports_no_jupyter() -> None:
         "print([m for m in ('IPython', 'ipykernel', 'ipywidgets', 'traitlets', 'comm')"
         " if m in sys.modules])"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False
-    )
+    done = run_python("-c", code, timeout=None)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

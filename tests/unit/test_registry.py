@@ -85,21 +85,6 @@ def force_timeout(defn: ToolDefinition, value: Any) -> ToolDefinition:
     return defn
 
 
-@pytest.fixture
-def registry() -> ToolRegistry:
-    return ToolRegistry()
-
-
-@pytest.fixture
-def agent() -> Agent:
-    return Agent("alice")
-
-
-@pytest.fixture
-def other() -> Agent:
-    return Agent("bob")
-
-
 # -- §3.1 layers and §3.2 register --------------------------------------------
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
+from processes import run_python
 
 from dsh_nb.tools import ToolDefinitionError, define_tool
 from dsh_nb.tools.schema import compile_json_schema_validator
@@ -32,12 +32,8 @@ print(json.dumps([time.monotonic() - started, violations]))
 
 def _validate_in_child(schema: object, args: object) -> tuple[float, list[str]]:
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, json.dumps(schema), json.dumps(args)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
+        done = run_python(
+            "-c", CHILD, json.dumps(schema), json.dumps(args), timeout=30, check=True
         )
     except subprocess.TimeoutExpired:
         pytest.fail("validating 40 characters took over 30 s")

@@ -1,9 +1,8 @@
-"""Lone surrogates become [U+XXXX] where text leaves; shown() never raises."""
+"""Lone surrogates become [U+XXXX] where text leaves."""
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 
 from dsh_nb.tools import SessionLog, ToolDefinitionError, define_tool
 from dsh_nb.tools.jsonvalue import FrozenDict, FrozenList, snapshot_json
-from dsh_nb.tools.shown import shown
 from dsh_nb.tools.surrogates import (
     MAX_DEPTH,
     escape_surrogates,
@@ -114,40 +112,3 @@ def test_a_tool_name_with_a_lone_surrogate_is_refused() -> None:
             parameters={},
             execute=lambda args: "",
         )
-
-
-# --- shown(): a repr that is bounded and contained ------------------------------
-
-
-class RaisingRepr:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-    def __repr__(self) -> str:
-        raise self.exc
-
-
-@pytest.mark.parametrize(
-    "exc",
-    [RuntimeError("no"), SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
-)
-def test_shown_contains_a_raising_repr(exc: BaseException) -> None:
-    assert shown(RaisingRepr(exc)) == "<unprintable RaisingRepr>"
-    assert shown({"a": [RaisingRepr(exc)]}) == "{'a': [<unprintable RaisingRepr>]}"
-
-
-def test_shown_is_bounded_in_depth_and_size() -> None:
-    deep: Any = {}
-    cur = deep
-    for _ in range(10_000):
-        cur["a"] = {}
-        cur = cur["a"]
-    assert shown(deep) == "{'a': {'a': {'a': {'a': {...}}}}}"
-    assert len(shown("x" * 10_000_000)) <= 80
-    assert len(shown(list(range(10_000)))) <= 80
-    assert shown("\ud800") == "'\\ud800'"  # repr escapes it already
-
-
-def test_shown_of_a_huge_int_is_bounded() -> None:
-    assert sys.get_int_max_str_digits() > 0
-    assert len(shown(10**10_000)) <= 80

@@ -15,8 +15,9 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NoReturn
 
 from dsh_nb.tools.errors import ToolDefinitionError
-from dsh_nb.tools.jsonvalue import ABSENT, is_json_data, safe_repr, to_plain
+from dsh_nb.tools.jsonvalue import ABSENT, is_json_data, to_plain
 from dsh_nb.tools.schema._dsl import SCHEMA_TYPES, SchemaProp, _prop
+from dsh_nb.tools.shown import shown
 
 __all__ = ["check_spec"]
 
@@ -54,13 +55,13 @@ def _check_spec(spec: object, where: str, parent: str | None) -> dict[str, Schem
         what = "parameters" if parent is None else f'property "{parent}" properties'
         raise ToolDefinitionError(
             f"{where}{what} must be a mapping of property names to SchemaProp, "
-            f"got {safe_repr(spec)}"
+            f"got {shown(spec)}"
         )
     out: dict[str, SchemaProp] = {}
     for key, raw in spec.items():
         if not isinstance(key, str):
             raise ToolDefinitionError(
-                f"{where}property name {safe_repr(key)} is not a string"
+                f"{where}property name {shown(key)} is not a string"
             )
         path = key if parent is None else f"{parent}.{key}"
         out[key] = _check_prop(raw, where, path)
@@ -78,27 +79,27 @@ def _check_prop(raw: object, where: str, path: str) -> SchemaProp:
         if "type" not in raw:
             fail('has no "type"' + _hint("", SCHEMA_TYPES))
     elif not isinstance(raw, SchemaProp):
-        fail(f"must be a SchemaProp or a dict of its fields, got {safe_repr(raw)}")
+        fail(f"must be a SchemaProp or a dict of its fields, got {shown(raw)}")
     prop = _prop(raw)
     kind: object = prop.type
     if not isinstance(kind, str):
-        fail(f"has type {safe_repr(kind)}" + _hint("", SCHEMA_TYPES))
+        fail(f"has type {shown(kind)}" + _hint("", SCHEMA_TYPES))
     if kind not in SCHEMA_TYPES:
         fail(f'has unknown type "{kind}"' + _hint(kind, SCHEMA_TYPES))
     required = raw.get("required", False) if isinstance(raw, Mapping) else prop.required
     if type(required) is not bool:
-        fail(f"has required={safe_repr(required)}; use True or False")
+        fail(f"has required={shown(required)}; use True or False")
     if prop.description is not None and not isinstance(prop.description, str):
-        fail(f"has description={safe_repr(prop.description)}; use a string")
+        fail(f"has description={shown(prop.description)}; use a string")
     enum: object = prop.enum
     if enum is not None and not (
         isinstance(enum, (list, tuple)) and all(type(m) is str for m in enum)
     ):
-        shown = raw.get("enum") if isinstance(raw, Mapping) else enum
-        fail(f"has enum={safe_repr(shown)}; use a list of strings")
+        given = raw.get("enum") if isinstance(raw, Mapping) else enum
+        fail(f"has enum={shown(given)}; use a list of strings")
     if prop.default is not ABSENT and not is_json_data(prop.default):
         fail(
-            f"has default={safe_repr(prop.default)}, which is not lossless JSON; "
+            f"has default={shown(prop.default)}, which is not lossless JSON; "
             "use str, int, float, bool, None, or a list/dict of those"
         )
     properties = None
