@@ -112,6 +112,7 @@ _WORKERS: Final = 2
 # (measured on two busy cores: the Binder install and its notebooks 10 min,
 # the browser corpus and the load run about 1 to 2 min each).
 _FIRST: Final = ("notebooks/test_binder.py", "reliability/test_load.py")
+_TESTS: Final = os.path.dirname(os.path.abspath(__file__))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
