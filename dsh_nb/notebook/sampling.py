@@ -28,6 +28,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh_nb.cards.talk import sample_lines
+from dsh_nb.notebook.state import sample_subject
 from dsh_nb.tools.audit.secrets import clean_secret
 from dsh_nb.tools.context import LogLine, SamplingUnavailable
 from dsh_nb.tools.pipeline.approval import ApprovalRequest, consult
@@ -41,11 +42,6 @@ __all__ = ["KernelSampler", "sample_subject"]
 
 #: Characters of the prompt the approval question quotes.
 ASKED_CHARS: Final = 300
-
-
-def sample_subject(tool_name: str) -> str:
-    """What a sample's approval and policy row are named: ``TOOL:sample``."""
-    return f"{tool_name}:sample"
 
 
 def _quoted(prompt: str) -> str:

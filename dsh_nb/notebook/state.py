@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "sample_subject",
     "POLICIES",
     "SESSION_SOURCE",
     "KernelState",
@@ -50,6 +51,13 @@ __all__ = [
 ]
 
 POLICIES: Final = ("allow", "ask", "deny")
+
+
+def sample_subject(tool_name: str) -> str:
+    """What a tool's requests to the model are named as an approval and a
+    policy row (``TOOL:sample``): a row of their own, since allowing a tool
+    to run is not allowing it to spend."""
+    return f"{tool_name}:sample"
 
 
 SESSION_SOURCE: Final = "Allow for this session"

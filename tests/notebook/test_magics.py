@@ -478,6 +478,20 @@ def test_tool_policy_set_list_clear(ip: InteractiveShell) -> None:
     assert run(ip, '%call add {"a": 1}').cards()[-1]["status"] == "done"
     run(ip, "%tool_policy --clear serch")
     assert [r[0] for r in run(ip, "%tool_policy").result.result.rows] == ["add"]
+
+
+def test_a_sample_row_names_the_tool_it_is_for(ip: InteractiveShell) -> None:
+    run(ip, ADD)
+    table = run(ip, "%tool_policy allow add:sample serch:sample").result.result
+    assert table.rows == [
+        ("add:sample", "allow", "%tool_policy", "the model requests of 'add'"),
+        (
+            "serch:sample",
+            "allow",
+            "%tool_policy",
+            "the model requests of 'serch' (not registered)",
+        ),
+    ]
     run(ip, "%tool_policy --clear")
     assert run(ip, "%tool_policy").result.result.rows == []
 

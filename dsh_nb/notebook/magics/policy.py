@@ -15,7 +15,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 
 from dsh_nb.cards.listing import Table
 from dsh_nb.notebook.magics.args import argument, magic_arguments, parse_argstring
-from dsh_nb.notebook.state import POLICIES, PolicyEntry
+from dsh_nb.notebook.state import POLICIES, PolicyEntry, sample_subject
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -80,9 +80,16 @@ class PolicyMagics(Magics):
         known = self.state.registry.view(self.state.agent)
         rows = []
         for name, entry in self.state.policies.items():
-            note = "" if name in known else "not registered"
+            tool, _, what = name.rpartition(":")
+            if what == "sample" and name == sample_subject(tool):
+                # A row for a tool's requests to the model, not a tool.
+                note = f"the model requests of {tool!r}"
+                if tool not in known:
+                    note += " (not registered)"
+            else:
+                note = "" if name in known else "not registered"
             close = difflib.get_close_matches(name, list(known), n=1)
-            if note and close:
+            if note == "not registered" and close:
                 note += f"; did you mean {close[0]!r}?"
             source = entry.source
             if entry.agent is not None:
