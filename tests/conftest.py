@@ -39,6 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     slow = config.getoption("--slow", default=False) or os.environ.get("DSH_SLOW")
     settings.load_profile("slow" if slow else "default")
+    config.pluginmanager.register(_NotebooksOnce(), "dsh-notebooks-once")
 
 
 # What a test module imports to start a kernel (or a Jupyter server).
@@ -124,6 +125,40 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if named and all(os.path.isfile(arg) for arg in named):
         return 0
     return _WORKERS
+
+
+_BINDER: Final = os.path.join(_TESTS, "notebooks", "test_binder.py")
+_NOTEBOOKS: Final = os.path.join(os.path.dirname(_TESTS), "notebooks")
+
+
+class _NotebooksOnce:
+    """The teaching notebooks run once per session, not twice.
+
+    The Binder test installs the package as Binder does and runs every
+    notebook under nbval there, against the working tree's code; running
+    them again here, against the checkout, would check the same cells a
+    second time (about 14 kernels and 3 minutes of CPU on two cores). So
+    when the Binder test is selected, it is where they run; naming a
+    notebook or ``notebooks/`` still runs them here. Last, so that ``-m``,
+    ``-k`` and ``--deselect`` have chosen first.
+    """
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if not any(str(item.path) == _BINDER for item in items):
+            return
+        again = [
+            item
+            for item in items
+            if item.path.suffix == ".ipynb"
+            and os.path.dirname(str(item.path)) == _NOTEBOOKS
+        ]
+        if again:
+            config.hook.pytest_deselected(items=again)
+            drop = set(map(id, again))
+            items[:] = [item for item in items if id(item) not in drop]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks

@@ -8,6 +8,10 @@ untracked but not ignored), then runs every notebook under nbval with a
 kernel of that environment. The kernel imports the package postBuild
 installed, not this checkout, so a file missing from the package, a
 dependency missing from its metadata or a broken postBuild fails here.
+
+In a whole-suite run this is where the notebooks run: tests/conftest.py
+then leaves them out of the run against the checkout, so each cell runs
+once (``pytest notebooks/`` still runs them against the checkout).
 """
 
 from __future__ import annotations
