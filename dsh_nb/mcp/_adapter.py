@@ -16,11 +16,19 @@ client, and each call runs inside an open turn on that agent's log.
 
 Changes are coalesced: a redefinition (dispose, then register) is one
 notification, sent on the next loop turn.
+
+Both servers (the kernel's ``%tools serve`` and ``python -m dsh_nb serve``)
+hear a call here, so both make its request known to an approval answerer
+that elicits (:mod:`dsh_nb.mcp.elicit`), and both answer a 2026-07-28
+client that declared elicitation with ``input_required`` rounds
+(:mod:`.rounds`): its approval question and its ``ToolContext.ask`` come
+back as the call's answer, and the call waits for the client's retry.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import warnings
@@ -29,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh_nb.mcp._lowlevel import changing_server
+from dsh_nb.mcp.rounds import Channel, Rounds
 from dsh_nb.mcp.talk import LogLevels, McpTalk
 from dsh_nb.tools.audit.session import Agent
 from dsh_nb.tools.errors import error_message
@@ -90,9 +99,11 @@ class RegistryAdapter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dispose_change = registry.on_change(self._changed)
         self.levels = LogLevels()
+        self.rounds = Rounds()
 
     def close(self) -> None:
-        """Stop listening to the registry and end the listen streams."""
+        """Stop listening, end the listen streams and the held calls."""
+        self.rounds.close()
         self._dispose_change()
         self._end_listen()
 
@@ -230,6 +241,26 @@ class RegistryAdapter:
         return types.ListToolsResult(tools=tools)
 
     async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        from dsh_nb.mcp.elicit import declares_elicitation, serving
+
+        # The call's task copies this context, so its approval answerer
+        # finds the request to elicit on.
+        if not (ctx.protocol_version.startswith("2026") and declares_elicitation(ctx)):
+            with serving(ctx, params.arguments):
+                return await self._run_call(ctx, params)
+        # 2026-07-28: the call outlives this request (input rounds), so it
+        # must not end when this request's HTTP exchange does.
+        quiet = dataclasses.replace(ctx, request=None)
+
+        async def start(channel: Channel) -> types.CallToolResult:
+            with serving(ctx, params.arguments, channel):
+                return await self._run_call(quiet, params)
+
+        return await self.rounds.call(ctx, params, self.agent_for(ctx), start)
+
+    async def _run_call(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         import anyio

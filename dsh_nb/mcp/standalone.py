@@ -4,9 +4,10 @@ The handlers are the kernel server's (:class:`RegistryAdapter`): one agent
 per client session, every call inside an open turn on it, the whole
 pipeline. What a process of its own adds:
 
-* each call's MCP request is made known to the approval answerer
-  (:mod:`dsh_nb.mcp.elicit`), so an ``ask`` becomes an elicitation, or an
-  ``input_required`` round for a 2026-07-28 client (:mod:`.rounds`);
+* an approval answerer that elicits (:mod:`dsh_nb.mcp.elicit`, mounted by
+  ``serve``), so an ``ask`` becomes an elicitation, or an
+  ``input_required`` round for a 2026-07-28 client (the adapter's
+  :mod:`.rounds`, shared with the kernel's server);
 * each new client session is attached to the journal file, under an agent
   id unique across processes and restarts (``<boot>-<n>``);
 * HTTP is served as ``%tools serve`` serves it (loopback unless allowed,
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
 import os
 import signal
@@ -34,13 +34,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from dsh_nb.mcp._adapter import RegistryAdapter
-from dsh_nb.mcp.elicit import declares_elicitation, serving
-from dsh_nb.mcp.rounds import Channel, Rounds
 from dsh_nb.mcp.server import SESSION_IDLE_S
 from dsh_nb.tools.audit.secrets import add_secret
 
 if TYPE_CHECKING:
-    from mcp import types
     from mcp.server.context import ServerRequestContext
 
     from dsh_nb.mcp.journalfile import JournalFile
@@ -64,7 +61,7 @@ class ListenError(OSError):
 
 
 class StandaloneAdapter(RegistryAdapter):
-    """The kernel server's handlers, with elicitation and a journal file."""
+    """The kernel server's handlers, with a journal file and agent ids."""
 
     def __init__(
         self,
@@ -83,7 +80,6 @@ class StandaloneAdapter(RegistryAdapter):
         self._agent_ids: weakref.WeakKeyDictionary[Agent, str] = (
             weakref.WeakKeyDictionary()
         )
-        self.rounds = Rounds()
 
     def agent_for(self, ctx: ServerRequestContext[Any, Any]) -> Agent:
         """The session's agent; a new one is announced in the journal."""
@@ -112,30 +108,6 @@ class StandaloneAdapter(RegistryAdapter):
             "server": self.spec,
             "pid": os.getpid(),
         }
-
-    def close(self) -> None:
-        """Stop, and end the calls that wait for an input round."""
-        self.rounds.close()
-        super().close()
-
-    async def _call_tool(  # type: ignore[override] # the SDK takes both results
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        # The call's task copies this context, so its approval answerer
-        # finds the request to elicit on.
-        if not (ctx.protocol_version.startswith("2026") and declares_elicitation(ctx)):
-            with serving(ctx, params.arguments):
-                return await super()._call_tool(ctx, params)
-        # 2026-07-28: the call outlives this request (input rounds), so it
-        # must not end when this request's HTTP exchange does.
-        quiet = dataclasses.replace(ctx, request=None)
-        call_tool = super()._call_tool
-
-        async def start(channel: Channel) -> types.CallToolResult:
-            with serving(ctx, params.arguments, channel):
-                return await call_tool(quiet, params)
-
-        return await self.rounds.call(ctx, params, self.agent_for(ctx), start)
 
 
 async def serve_stdio(adapter: StandaloneAdapter, wire: int | None = None) -> None:
