@@ -29,6 +29,7 @@ async def client(
     mode: str = "legacy",
     name: str = "test-client",
     on_message: Any = None,
+    elicit: Any = None,
 ) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60))
@@ -36,6 +37,7 @@ async def client(
         streamable_http_client(url, http_client=http),
         mode=mode,  # type: ignore[arg-type]
         message_handler=on_message,
+        elicitation_callback=elicit,
         client_info=types.Implementation(name=name, version="1.0"),
     ) as c:
         yield c

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import types
 from mcpkit import children, client
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "notebook"))
@@ -408,6 +409,128 @@ def test_another_process_connects_to_the_kernels_tools(kernel, served):
     tools, text = in_client(kernel, go)
     assert tools == ["nb_add", "nb_delete"]
     assert text == "42"
+
+
+def _agent_events(kernel: KernelHarness, agent: str, kind: str) -> list[Any]:
+    code = (
+        "from dsh_nb.notebook import mcpglue\n"
+        "_srv = mcpglue.for_state(state).server\n"
+        f"print(json.dumps([e['data'] for a in _srv.agents if a.name == {agent!r} "
+        f"for e in a.session.of_type({kind!r})]))"
+    )
+    return list(json.loads(kernel.run(code).stdout))
+
+
+def test_a_2026_client_answers_a_tools_question_in_an_input_round(kernel, served):
+    kernel.run(
+        "from typing import Literal\n"
+        "@dsh_nb.tool\n"
+        "async def pick(ctx: dsh_nb.ToolContext) -> str:\n"
+        '    """Ask which file."""\n'
+        '    got = await ctx.ask("Which file?", type=Literal["a.csv", "b.csv"])\n'
+        '    return f"{got.action}:{got.value}"\n'
+        "undo_pick = reg.register(pick)"
+    )
+    asked: list[str] = []
+
+    async def elicit(ctx: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"value": "b.csv"})
+
+    async def go():
+        async with client(
+            served["url"], served["token"], mode="auto", name="asker", elicit=elicit
+        ) as c:
+            first = await c.session.call_tool("pick", {}, allow_input_required=True)
+            answer = {
+                "question": types.ElicitResult(
+                    action="accept", content={"value": "a.csv"}
+                )
+            }
+            done = await c.session.call_tool(
+                "pick",
+                {},
+                request_state=first.request_state,
+                input_responses=answer,
+                allow_input_required=True,
+            )
+            again = await c.session.call_tool(
+                "pick",
+                {},
+                request_state=first.request_state,
+                input_responses=answer,
+                allow_input_required=True,
+            )
+            # The SDK's own loop: it answers the round through the callback.
+            by_callback = await c.call_tool("pick", {})
+            return c.protocol_version, first, done, again, by_callback
+
+    try:
+        version, first, done, again, by_callback = in_client(kernel, go)
+    finally:
+        kernel.run("undo_pick()")
+    assert version == "2026-07-28"
+    assert isinstance(first, types.InputRequiredResult)
+    (key,) = first.input_requests
+    assert first.input_requests[key].params.message == "Which file?"
+    assert (done.is_error, done.content[0].text) == (False, "accept:a.csv")
+    assert again.is_error and "unknown or expired" in again.content[0].text
+    assert by_callback.content[0].text == "accept:b.csv"
+    assert asked == ["Which file?"]
+    answers = _agent_events(kernel, "asker", "tool/answer")
+    assert [a.get("action") for a in answers] == ["accept", "accept"]
+
+
+def test_an_approval_reaches_a_2026_client_in_an_input_round(kernel, served):
+    # mount_approvals: the calling client answers its calls' approvals;
+    # one that cannot be asked leaves them to the notebook's person.
+    kernel.run(
+        "from dsh_nb.mcp.elicit import mount_approvals\n"
+        "undo_mount = mount_approvals(reg)"
+    )
+
+    async def decline(ctx: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async def go():
+        async with client(
+            served["url"], served["token"], mode="auto", name="approver", elicit=decline
+        ) as c:
+            first = await c.session.call_tool(
+                "delete", {"path": "r.txt"}, allow_input_required=True
+            )
+            yes = {"approval": types.ElicitResult(action="accept")}
+            done = await c.session.call_tool(
+                "delete",
+                {"path": "r.txt"},
+                request_state=first.request_state,
+                input_responses=yes,
+                allow_input_required=True,
+            )
+            no = await c.call_tool("delete", {"path": "s.txt"})
+            return first, done, no
+
+    async def unasked():
+        async with client(served["url"], served["token"], mode="auto") as c:
+            assert c.protocol_version == "2026-07-28"
+            return (await c.call_tool("delete", {"path": "t.txt"})).content[0].text
+
+    try:
+        first, done, no = in_client(kernel, go)
+        fut = start_client(unasked)
+        kernel.wait_for(lambda: pending(kernel) == 1, timeout=30, what="the prompt")
+        kernel.run("dsh_nb.pending_approvals()[0].approve()")
+        kernel.wait_for(fut.done, timeout=20)
+    finally:
+        kernel.run("undo_mount()")
+    assert isinstance(first, types.InputRequiredResult)
+    message = first.input_requests["approval"].params.message
+    assert 'Allow the tool "delete" to run once?' in message
+    assert done.content[0].text == "deleted r.txt"
+    assert no.content[0].text == 'Error: the user rejected tool "delete"'
+    assert fut.result() == "deleted t.txt"
+    decided = _agent_events(kernel, "approver", "approval/decided")
+    assert [d["outcome"] for d in decided] == ["allowed-once", "rejected"]
 
 
 def test_stop_frees_the_port_and_a_redefinition_notifies(kernel, served):
