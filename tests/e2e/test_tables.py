@@ -26,6 +26,7 @@ from e2e_lab import (
     run_notebook,
     screenshot_on_failure,
 )
+from playwright.sync_api import expect
 
 HEADER = ["day", "units", "price", "note"]
 HOSTILE = '<img src=x onerror="window.__dsh_xss=1">'
@@ -194,6 +195,40 @@ def test_the_html_fallback_draws_the_same_table_and_traceback(tables: Any) -> No
     broken.screenshot(path=str(SCREENSHOTS / "card-traceback-fallback.png"))
     assert tables.locator(".jp-OutputArea-output img").count() == 0
     assert tables.evaluate("() => typeof window.__dsh_xss") == "undefined"
+
+
+def _filled(bar: Any) -> float:
+    """The share of the bar's track its fill covers on screen."""
+    share: float = bar.evaluate(
+        """b => {
+            const track = b.querySelector('.dsh-ToolCard-progressTrack');
+            const fill = b.querySelector('.dsh-ToolCard-progressFill');
+            const whole = track.getBoundingClientRect().width;
+            return fill && whole > 0 ? fill.getBoundingClientRect().width / whole : 0;
+        }"""
+    )
+    return share
+
+
+def test_a_live_cards_progress_bar_moves_and_reaches_its_end(
+    tables: Any, lab_server: LabServer
+) -> None:
+    # The notebook's last %call reports 2 of 4 steps, then waits for a file
+    # this test writes before it reports the rest.
+    card = _rendered(tables, "crunch")
+    bar = card.locator(".dsh-ToolCard-progress")
+    label = bar.locator(".dsh-ToolCard-progressLabel")
+    expect(label).to_have_text("2 / 4 · halfway")
+    expect(card).to_have_attribute("data-status", "running")
+    expect(bar).to_be_visible()
+    assert _filled(bar) == pytest.approx(0.5, abs=0.02)
+    (lab_server.root / "progress-go").write_text("go\n", encoding="utf-8")
+    expect(card).to_have_attribute("data-status", "done", timeout=TIMEOUT_MS)
+    expect(label).to_have_text("4 / 4 · all done")
+    expect(bar).to_be_visible()
+    assert _filled(bar) == pytest.approx(1.0, abs=0.01)
+    expect(card.locator(".dsh-ToolCard-result")).to_have_text("crunched 4")
+    assert page_errors(tables) == []
 
 
 def _rgb(node: Any, prop: str) -> tuple[int, ...]:
