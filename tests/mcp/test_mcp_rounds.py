@@ -1,7 +1,8 @@
 """Input rounds (2026-07-28 approvals) at their edges, in-process.
 
-The standalone adapter is served to the SDK's ``Client`` in-process (no
-transport), in the 2026-07-28 era, with the low-level session so a test
+Both servers' adapters (the kernel's ``RegistryAdapter`` and the
+standalone one built on it) are served to the SDK's ``Client`` in-process
+(no transport), in the 2026-07-28 era, with the low-level session so a test
 can hold an ``input_required`` answer instead of letting the client retry.
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from mcp import Client, types
 
+from dsh_nb.mcp._adapter import RegistryAdapter
 from dsh_nb.mcp.elicit import mount_approvals
 from dsh_nb.mcp.standalone import StandaloneAdapter
 from dsh_nb.tools import Ask, ToolRegistry, tool
@@ -23,11 +26,14 @@ def delete_file(path: str) -> str:
     return f"deleted {path}"
 
 
-def _adapter() -> StandaloneAdapter:
+@pytest.fixture(params=["kernel", "standalone"])
+def adapter(request: pytest.FixtureRequest) -> RegistryAdapter:
     registry = ToolRegistry()
     registry.register(delete_file)
     registry.on_pre_execute(lambda ex, next_: Ask("needs a yes"))
     mount_approvals(registry)
+    if request.param == "kernel":
+        return RegistryAdapter(registry)
     return StandaloneAdapter(registry, spec="test", transport="stdio")
 
 
@@ -35,8 +41,9 @@ async def _never(ctx: Any, params: Any) -> types.ElicitResult:
     raise AssertionError("the test answers by hand")
 
 
-async def test_an_unanswered_round_is_cancelled_and_its_state_dies_with_it() -> None:
-    adapter = _adapter()
+async def test_an_unanswered_round_is_cancelled_and_its_state_dies_with_it(
+    adapter: RegistryAdapter,
+) -> None:
     adapter.rounds.timeout_s = 0.2
     server = adapter.build(asyncio.get_running_loop())
     async with Client(server, mode="auto", elicitation_callback=_never) as c:
@@ -66,8 +73,9 @@ async def test_an_unanswered_round_is_cancelled_and_its_state_dies_with_it() -> 
     adapter.close()
 
 
-async def test_a_state_is_used_once_and_only_for_its_own_tool() -> None:
-    adapter = _adapter()
+async def test_a_state_is_used_once_and_only_for_its_own_tool(
+    adapter: RegistryAdapter,
+) -> None:
     server = adapter.build(asyncio.get_running_loop())
     async with Client(server, mode="auto", elicitation_callback=_never) as c:
         first = await c.session.call_tool(

@@ -275,6 +275,43 @@ async def test_client_cancellation_cancels_a_pending_approval(mode):
         await server.stop()
 
 
+async def test_stopping_the_server_ends_a_call_held_for_an_input_round():
+    from mcp import types
+
+    from dsh_nb.mcp.elicit import mount_approvals
+    from dsh_nb.tools import Ask
+
+    registry = ToolRegistry()
+    registry.register(add_tool())
+    registry.on_pre_execute(lambda ex, next_: Ask("needs a yes"))
+    mount_approvals(registry)
+    server = await _served(registry)
+
+    async def never(ctx, params):
+        raise AssertionError("the round is held, not answered")
+
+    try:
+        async with client(
+            server.url, server.token, mode="auto", name="held", elicit=never
+        ) as c:
+            first = await c.session.call_tool(
+                "add", {"a": 1, "b": 2}, allow_input_required=True
+            )
+            assert isinstance(first, types.InputRequiredResult)
+            assert "approval" in first.input_requests
+            assert server._adapter.rounds.waiting == 1
+            (agent,) = server.agents
+            await server.stop()
+            assert server._adapter.rounds.waiting == 0
+    finally:
+        await server.stop()
+    await _until(lambda: agent.session.of_type("tool/result"))
+    decided = agent.session.of_type("approval/decided")
+    assert [e["data"]["outcome"] for e in decided] == ["cancelled"]
+    (result,) = agent.session.of_type("tool/result")
+    assert result["data"]["status"] == "cancelled"
+
+
 async def test_structured_content_where_an_output_schema_is_declared():
     from dataclasses import replace
 
