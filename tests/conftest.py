@@ -110,9 +110,20 @@ def _heavy_marks(item: pytest.Item) -> list[pytest.MarkDecorator]:
 _WORKERS: Final = 2
 # Files that take minutes go to a worker first, so the other worker works
 # through the rest meanwhile instead of waiting for them at the end
-# (measured on two busy cores: the Binder install and its notebooks 10 min,
-# the browser corpus and the load run about 1 to 2 min each).
-_FIRST: Final = ("notebooks/test_binder.py", "reliability/test_load.py")
+# (measured on two busy cores: the Binder install and its notebooks 5 to 8
+# min, each of the others 1 to 3 min).
+_FIRST: Final = (
+    "notebooks/test_binder.py",
+    "reliability/test_load.py",
+    "mcp/test_mcp_conformance.py",
+    "docs/test_benchmarks.py",
+    "docs/test_production.py",
+    # Browser files, costliest first, so the last one to finish is short.
+    "e2e/test_xss_corpus.py",
+    "e2e/test_model_text_xss.py",
+    "e2e/test_frontend_html.py",
+    "e2e/test_browser_mcp_approval.py",
+)
 _TESTS: Final = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -161,6 +172,12 @@ class _NotebooksOnce:
             items[:] = [item for item in items if id(item) not in drop]
 
 
+def _first(item: pytest.Item) -> int:
+    """Where a file stands among the costly ones (listed first, in order)."""
+    name = os.path.relpath(item.path, _TESTS).replace(os.sep, "/")
+    return _FIRST.index(name) if name in _FIRST else len(_FIRST)
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
@@ -171,7 +188,7 @@ def pytest_collection_modifyitems(
     items.sort(
         key=lambda item: (
             "e2e" in item.path.parts,
-            os.path.relpath(item.path, _TESTS).replace(os.sep, "/") not in _FIRST,
+            _first(item),
         )
     )
     for item in items:
