@@ -14,22 +14,21 @@ are drawn, so a 10,000-trial report stays a page, not a download.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from dsh_nb.cards.arguments import value_text
 from dsh_nb.cards.escape import esc
+from dsh_nb.evals.compare import Comparison
 from dsh_nb.evals.stats import Rate
 from dsh_nb.evals.summary import METRIC_TABLE, METRICS, CaseInfo
 from dsh_nb.evals.trial import CallRecord, TrialResult
-
-if TYPE_CHECKING:
-    from dsh_nb.evals.report import EvalReport
 
 __all__ = [
     "MAX_CARDS",
     "MAX_FAILURES",
     "MAX_FAILURE_HTML",
     "MAX_LINES",
+    "DrawnReport",
     "failure_reason",
     "report_html",
 ]
@@ -47,6 +46,32 @@ _CELL: Final = "padding:3px 6px;text-align:left;vertical-align:top"
 _NAME: Final = _CELL + ";overflow-wrap:anywhere;max-width:16em"
 _MUTED: Final = "opacity:.7"
 _RED: Final = "color:var(--jp-error-color1,#d32f2f)"
+
+
+class DrawnReport(Protocol):
+    """What the HTML reads of a report (:class:`~dsh_nb.evals.EvalReport`).
+
+    Declared here, by the reader, so this module never imports the report
+    that imports it to draw itself: no circle, type-only imports included.
+    """
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+    @property
+    def trials(self) -> Sequence[TrialResult]: ...
+    @property
+    def cases(self) -> Mapping[str, CaseInfo]: ...
+    @property
+    def variants(self) -> Sequence[str] | None: ...
+    def totals(self) -> Mapping[str, float]: ...
+    def summary(self) -> Mapping[str, Rate]: ...
+    def by_variant(self) -> Mapping[str, Mapping[str, Rate]]: ...
+    def by_tool(
+        self, variant: str | None = None
+    ) -> Mapping[str, Mapping[str, Rate]]: ...
+    def by_tag(self) -> Mapping[str, Mapping[str, Rate]]: ...
+    def compare(self) -> Comparison: ...
+    def failures(self) -> Sequence[TrialResult]: ...
 
 
 def _cut(text: str, limit: int = _MAX_TEXT) -> str:
@@ -241,7 +266,7 @@ def _failure(trial: TrialResult, info: CaseInfo | None, number: int) -> str:
     return "".join(parts)
 
 
-def _errors(report: EvalReport) -> str:
+def _errors(report: DrawnReport) -> str:
     """The request errors, in red: a failed run must not look like success."""
     failed = [t for t in report.trials if t.error is not None]
     lines = []
@@ -260,7 +285,7 @@ def _errors(report: EvalReport) -> str:
     )
 
 
-def report_html(report: EvalReport) -> str:
+def report_html(report: DrawnReport) -> str:
     """The report's ``text/html``."""
     meta = report.meta
     totals = report.totals()
