@@ -28,6 +28,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from dsh_nb.models.providers import PROVIDER_TABLE, PROVIDERS
+
 __all__ = ["main"]
 
 
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", metavar="M", help="the model name")
     parser.add_argument("--base-url", metavar="U", help="an OpenAI-compatible URL")
     parser.add_argument(
-        "--provider", choices=("openai", "anthropic"), default=None, help="the API"
+        "--provider", choices=tuple(PROVIDER_TABLE), default=None, help="the API"
     )
     parser.add_argument("--trials", metavar="N", type=int, default=1)
     parser.add_argument("--concurrency", metavar="K", type=int, default=8)
@@ -124,16 +126,16 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "execute": args.execute,
         "record": args.record,
         "replay": args.replay,
-        "provider": args.provider or "openai",
+        "provider": args.provider or PROVIDERS[0],
         "model": args.model,
     }
     if args.replay is not None:
         try:
-            header = Recording.load(args.replay).header
+            recording = Recording.load(args.replay)
         except (OSError, ValueError) as exc:
             raise UsageProblem(str(exc)) from None
-        options["provider"] = args.provider or str(header.get("provider", "openai"))
-        options["model"] = args.model or header.get("model")
+        options["provider"] = args.provider or recording.provider
+        options["model"] = args.model or recording.header.get("model")
     if not options["model"]:
         raise UsageProblem("name the model: --model M (or --replay a recording)")
     if args.tools is not None:

@@ -20,9 +20,11 @@ reply is text (a ``str``), tool calls (``(name, arguments)`` pairs: a dict
 is sent as JSON, a ``str`` verbatim, so invalid JSON can be practised), or
 a :class:`~dsh_nb.models.scripted.Turn` / ``ApiError`` for full control.
 
-A :class:`PracticeModel` is also an SDK client in shape (it answers
-``chat.completions.create`` and ``messages.create`` in-process, rendered
-in the provider's own wire format and read back by the SDK's own types),
+A :class:`PracticeModel` is also an SDK client in shape (it answers each
+provider's request method, ``chat.completions.create`` or
+``messages.create``, in-process, rendered in the provider's own wire
+format and read back by the SDK's own types; the provider table,
+:mod:`dsh_nb.models.providers`, says how),
 so the ``Chat`` loop, the pipeline and a recording see what they would see
 from a server. Two recipes are built on it: :func:`oracle` answers each
 case's expectation, :func:`noisy` makes the mistakes you choose, at the
@@ -33,11 +35,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dsh_nb.models.providers import Create, Provider, sdk_shaped
 from dsh_nb.models.scripted import ApiError, ToolCallSpec, Turn
 
 __all__ = ["PracticeModel", "PracticeReply", "PracticeRequest"]
@@ -122,41 +124,37 @@ class PracticeModel:
         self.answer = answer
         self.name = name
         self.requests = 0
-        self.chat = _Namespace(completions=_Namespace(create=self._openai))
-        self.messages = _Namespace(create=self._anthropic)
+        sdk_shaped(self, self._create)
 
     def __repr__(self) -> str:
         return f"<PracticeModel {self.name!r}: {self.requests} requests answered>"
 
-    async def _openai(self, **kwargs: Any) -> Any:
-        from openai.types.chat import ChatCompletion
+    def _create(self, row: Provider) -> Create:
+        """``row``'s request method: answer, in its wire, as its SDK would."""
 
-        from dsh_nb.models.scripted import openai_json
-
-        turn = await self._turn("openai", kwargs)
-        body = openai_json(turn, str(kwargs.get("model", self.name)), self.requests)
-        return ChatCompletion.model_validate(body)
-
-    async def _anthropic(self, **kwargs: Any) -> Any:
-        from anthropic.types import Message
-
-        from dsh_nb.models.scripted import anthropic_json
-
-        turn = await self._turn("anthropic", kwargs)
-        body = anthropic_json(turn, str(kwargs.get("model", self.name)), self.requests)
-        return Message.model_validate(body)
-
-    async def _turn(self, provider: str, kwargs: Mapping[str, Any]) -> Turn:
-        if kwargs.get("stream") is True:
-            raise ValueError(
-                "a practice model answers whole responses; use Chat(stream=False)"
+        async def create(**kwargs: Any) -> Any:
+            if kwargs.get("stream") is True:
+                raise ValueError(
+                    "a practice model answers whole responses; use Chat(stream=False)"
+                )
+            self.requests += 1
+            messages, tools = row.adapter_class().read_request(kwargs)
+            request = PracticeRequest(
+                model=str(kwargs.get("model", "")),
+                provider=row.name,
+                messages=tuple(messages),
+                tools=tuple(tools),
+                raw=dict(kwargs),
             )
-        self.requests += 1
-        request = _request(provider, kwargs)
-        reply = self.answer(request)
-        if inspect.isawaitable(reply):
-            reply = await reply
-        return _as_turn(reply, self.requests)
+            reply = self.answer(request)
+            if inspect.isawaitable(reply):
+                reply = await reply
+            turn = _as_turn(reply, self.requests)
+            model = str(kwargs.get("model", self.name))
+            adapter = row.adapter_class()
+            return row.parse_response(adapter.reply_body(turn, model, self.requests))
+
+        return create
 
 
 class PracticeError(Exception):
@@ -197,114 +195,3 @@ def _as_turn(reply: Any, seq: int) -> Turn:
         "a practice model returns text, a list of (name, arguments) calls, "
         f"a Turn or an ApiError; not {type(reply).__name__}"
     )
-
-
-def _arguments(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text  # as sent: the model practised invalid JSON
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            str(b.get("text", "")) for b in content if isinstance(b, Mapping)
-        )
-    return ""
-
-
-_ERROR = re.compile(r"^\s*Error\b")
-
-
-def _request(provider: str, kwargs: Mapping[str, Any]) -> PracticeRequest:
-    messages: list[dict[str, Any]] = []
-    tools: list[dict[str, Any]] = []
-    if provider == "openai":
-        for m in kwargs.get("messages") or ():
-            role, content = m.get("role"), _text(m.get("content"))
-            if role in ("system", "developer"):
-                messages.append({"role": "system", "content": content})
-            elif role == "tool":
-                error = bool(_ERROR.match(content))
-                messages.append({"role": "tool", "content": content, "is_error": error})
-            elif role == "assistant":
-                calls = [
-                    {
-                        "id": c["id"],
-                        "name": c["function"]["name"],
-                        "arguments": _arguments(c["function"].get("arguments")),
-                    }
-                    for c in m.get("tool_calls") or ()
-                ]
-                messages.append({"role": role, "content": content, "calls": calls})
-            else:
-                messages.append({"role": "user", "content": content})
-        for t in kwargs.get("tools") or ():
-            f = t.get("function") or {}
-            tools.append(
-                {
-                    "name": f.get("name"),
-                    "description": f.get("description", ""),
-                    "parameters": f.get("parameters") or {},
-                }
-            )
-    else:
-        system = kwargs.get("system")
-        if system:
-            messages.append({"role": "system", "content": _text(system)})
-        for m in kwargs.get("messages") or ():
-            _anthropic_message(m, messages)
-        for t in kwargs.get("tools") or ():
-            tools.append(
-                {
-                    "name": t.get("name"),
-                    "description": t.get("description", ""),
-                    "parameters": t.get("input_schema") or {},
-                }
-            )
-    return PracticeRequest(
-        model=str(kwargs.get("model", "")),
-        provider=provider,
-        messages=tuple(messages),
-        tools=tuple(tools),
-        raw=dict(kwargs),
-    )
-
-
-def _anthropic_message(m: Mapping[str, Any], out: list[dict[str, Any]]) -> None:
-    role, content = m.get("role"), m.get("content")
-    if isinstance(content, str):
-        out.append({"role": str(role), "content": content, "calls": []})
-        return
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for block in content or ():
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(str(block.get("text", "")))
-        elif kind == "tool_use":
-            calls.append(
-                {"id": block["id"], "name": block["name"], "arguments": block["input"]}
-            )
-        elif kind == "tool_result":
-            out.append(
-                {
-                    "role": "tool",
-                    "content": _text(block.get("content")),
-                    "is_error": bool(block.get("is_error")),
-                }
-            )
-    if role == "assistant":
-        out.append({"role": "assistant", "content": "".join(texts), "calls": calls})
-    elif texts:
-        out.append({"role": "user", "content": "".join(texts)})
-
-
-class _Namespace:
-    def __init__(self, **attrs: Any) -> None:
-        self.__dict__.update(attrs)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from dsh_nb.evals.matchkey import match_key
+from dsh_nb.models.providers import PROVIDERS
 from dsh_nb.tools.audit.journalfile import json_object, not_regular
 from dsh_nb.tools.audit.privatefile import check_private
 
@@ -54,7 +55,7 @@ class Recording:
 
     @property
     def provider(self) -> str:
-        return str(self.header.get("provider", "openai"))
+        return str(self.header.get("provider", PROVIDERS[0]))
 
     def finished(self) -> set[TrialKey]:
         """Trials with a verdict and no request error (a resume keeps them)."""

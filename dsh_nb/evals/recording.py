@@ -37,6 +37,7 @@ from dsh_nb.evals.recordfile import (
     resumable,
     trial_order,
 )
+from dsh_nb.models.providers import Create, Provider, sdk_shaped
 from dsh_nb.tools.audit.privatefile import check_private
 from dsh_nb.tools.audit.secrets import redact_value
 
@@ -182,9 +183,10 @@ def _difference(recorded: Any, sent: Any) -> str:
 class TrialClient:
     """The SDK client one trial's ``Chat`` talks to.
 
-    It has the two methods the adapters call (``chat.completions.create``
-    and ``messages.create``). Live, it forwards to the real client and
-    records; replaying, it answers from the recording.
+    It has every provider's request method (``chat.completions.create``,
+    ``messages.create``: the provider table's ``request``). Live, it
+    forwards to the real client and records; replaying, it answers from
+    the recording.
     """
 
     def __init__(
@@ -206,24 +208,20 @@ class TrialClient:
         self.model_time = 0.0
         #: Why the recording could not answer (the run stops on it).
         self.problem: str | None = None
-        self.chat = _Namespace(completions=_Namespace(create=self._openai))
-        self.messages = _Namespace(create=self._anthropic)
+        sdk_shaped(self, self._method)
 
-    async def _openai(self, **kwargs: Any) -> Any:
-        return await self._create("openai", kwargs)
+    def _method(self, row: Provider) -> Create:
+        async def create(**kwargs: Any) -> Any:
+            return await self._create(row, kwargs)
 
-    async def _anthropic(self, **kwargs: Any) -> Any:
-        return await self._create("anthropic", kwargs)
+        return create
 
-    async def _create(self, api: str, kwargs: dict[str, Any]) -> Any:
+    async def _create(self, row: Provider, kwargs: dict[str, Any]) -> Any:
         self.step += 1
         key: Key = (*self.key, self.step)
         if self.recording is not None:
-            return self._replay(api, key, kwargs)
-        if api == "openai":
-            create = self.real.chat.completions.create
-        else:
-            create = self.real.messages.create
+            return self._replay(row, key, kwargs)
+        create = row.request_method(self.real)
         started = time.perf_counter()
         try:
             response = await create(**kwargs)
@@ -241,7 +239,7 @@ class TrialClient:
             self.recorder.exchange(key, request, response=response, elapsed=elapsed)
         return response
 
-    def _replay(self, api: str, key: Key, kwargs: dict[str, Any]) -> Any:
+    def _replay(self, row: Provider, key: Key, kwargs: dict[str, Any]) -> Any:
         assert self.recording is not None
         variant, case_id, trial, step = key
         where = f"case {case_id!r} trial {trial} step {step}" + (
@@ -271,26 +269,10 @@ class TrialClient:
                 status if isinstance(status, int) else None,
             )
         try:
-            return _sdk_response(api, found.response)
+            return row.parse_response(found.response)
         except ValueError as exc:  # pydantic's ValidationError is one
             self.problem = (
-                f"{found.where}: the recorded response is not a {api} response "
+                f"{found.where}: the recorded response is not a {row.name} response "
                 f"({str(exc).splitlines()[0][:200]})"
             )
             raise ReplayError(self.problem) from None
-
-
-def _sdk_response(api: str, body: Any) -> Any:
-    """The recorded body as the SDK's own response object."""
-    if api == "openai":
-        from openai.types.chat import ChatCompletion
-
-        return ChatCompletion.model_validate(body)
-    from anthropic.types import Message
-
-    return Message.model_validate(body)
-
-
-class _Namespace:
-    def __init__(self, **attrs: Any) -> None:
-        self.__dict__.update(attrs)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dsh_nb.evals.case import Case
 from dsh_nb.evals.dry import EXECUTE_MODES
-from dsh_nb.models.chat import PROVIDERS
+from dsh_nb.models.providers import provider_row
 from dsh_nb.tools.registry import ToolRegistry
 
 __all__ = ["case_ids", "check_options", "prior_messages", "variant_registries"]
@@ -38,8 +38,7 @@ def case_ids(cases: Sequence[Case]) -> list[str]:
 def check_options(
     provider: str, trials: int, concurrency: int, execute: str, max_steps: int
 ) -> None:
-    if provider not in PROVIDERS:
-        raise ValueError(f"provider must be 'openai' or 'anthropic', not {provider!r}")
+    provider_row(provider)
     for name, value in (
         ("trials", trials),
         ("concurrency", concurrency),
@@ -74,17 +73,7 @@ def prior_messages(
     case_id: str, prior: list[dict[str, Any]], provider: str
 ) -> list[Any]:
     """Earlier conversation of a case, in the provider's wire form."""
-    if provider == "openai":
-        return prior
-    out = []
-    for message in prior:
-        content = message.get("content")
-        if message.get("role") not in ("user", "assistant") or not isinstance(
-            content, str
-        ):
-            raise ValueError(
-                f"case {case_id!r}: only user and assistant text messages can "
-                "be sent to the anthropic provider as earlier conversation"
-            )
-        out.append({"role": message["role"], "content": content})
-    return out
+    try:
+        return provider_row(provider).adapter_class().earlier(prior)
+    except ValueError as exc:
+        raise ValueError(f"case {case_id!r}: {exc}") from None

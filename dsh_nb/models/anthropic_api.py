@@ -11,12 +11,15 @@ accumulates the blocks; a tool call is announced at its block's end.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh_nb.models import wire
 from dsh_nb.models.usage import anthropic_usage
 from dsh_nb.models.view import ChatView, Completion
 from dsh_nb.tools.values.execution import ToolExecutionResult
+
+if TYPE_CHECKING:
+    from dsh_nb.models.scripted import Turn
 
 __all__ = ["AnthropicAdapter"]
 
@@ -43,7 +46,8 @@ class AnthropicAdapter:
 
     # --- shapes -----------------------------------------------------------
 
-    def tools(self, schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    @staticmethod
+    def tools(schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return wire.to_anthropic_tools(schemas)
 
     def user_message(self, text: str) -> dict[str, Any]:
@@ -63,6 +67,52 @@ class AnthropicAdapter:
             messages[-1] = {**last, "content": [*content, block]}
         else:
             messages.append({"role": "user", "content": [block]})
+
+    # --- the wire without a client ----------------------------------------
+
+    @staticmethod
+    def earlier(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """User and assistant text only: the Messages API has no other
+        place for earlier conversation."""
+        out = []
+        for message in messages:
+            content = message.get("content")
+            if message.get("role") not in ("user", "assistant") or not isinstance(
+                content, str
+            ):
+                raise ValueError(
+                    "only user and assistant text messages can be sent to the "
+                    "anthropic provider as earlier conversation"
+                )
+            out.append({"role": message["role"], "content": content})
+        return out
+
+    @staticmethod
+    def read_request(
+        request: Mapping[str, Any],
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Messages and tools of a Messages request, neutral."""
+        messages: list[dict[str, Any]] = []
+        system = request.get("system")
+        if system:
+            messages.append({"role": "system", "content": wire.content_text(system)})
+        for m in request.get("messages") or ():
+            _neutral(m, messages)
+        tools = [
+            {
+                "name": t.get("name"),
+                "description": t.get("description", ""),
+                "parameters": t.get("input_schema") or {},
+            }
+            for t in request.get("tools") or ()
+        ]
+        return messages, tools
+
+    @staticmethod
+    def reply_body(turn: Turn, model: str, seq: int) -> dict[str, Any]:
+        from dsh_nb.models.scripted import anthropic_json
+
+        return anthropic_json(turn, model, seq)
 
     def results(
         self,
@@ -129,3 +179,33 @@ class AnthropicAdapter:
             usage=anthropic_usage(message.usage),
             finish=str(message.stop_reason or "end_turn"),
         )
+
+
+def _neutral(m: Mapping[str, Any], out: list[dict[str, Any]]) -> None:
+    """One Messages message as neutral messages (a tool result is its own)."""
+    role, content = m.get("role"), m.get("content")
+    if isinstance(content, str):
+        out.append({"role": str(role), "content": content, "calls": []})
+        return
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for block in content or ():
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(str(block.get("text", "")))
+        elif kind == "tool_use":
+            calls.append(
+                {"id": block["id"], "name": block["name"], "arguments": block["input"]}
+            )
+        elif kind == "tool_result":
+            out.append(
+                {
+                    "role": "tool",
+                    "content": wire.content_text(block.get("content")),
+                    "is_error": bool(block.get("is_error")),
+                }
+            )
+    if role == "assistant":
+        out.append({"role": "assistant", "content": "".join(texts), "calls": calls})
+    elif texts:
+        out.append({"role": "user", "content": "".join(texts)})

@@ -21,7 +21,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsh_nb.models import policy_notes
-from dsh_nb.models.providers import PROVIDER_TABLE, PROVIDERS, ProviderAdapter
+from dsh_nb.models.providers import (
+    PROVIDER_TABLE,
+    PROVIDERS,
+    ProviderAdapter,
+    provider_row,
+)
 from dsh_nb.models.usage import Usage
 from dsh_nb.models.view import ChatReply, ChatView, Completion, GuardedView
 from dsh_nb.models.wire import ParsedCall
@@ -74,8 +79,7 @@ def make_client(provider: str, base_url: str | None, api_key: str | None) -> Any
     """
     api_key = clean_secret(api_key) if isinstance(api_key, str) else api_key
     add_secret(api_key)
-    row = PROVIDER_TABLE.get(provider, PROVIDER_TABLE["openai"])
-    return row.make_client(base_url, api_key)
+    return provider_row(provider).make_client(base_url, api_key)
 
 
 class Chat:
@@ -128,11 +132,7 @@ class Chat:
         view: ChatView | None = None,
         request_options: dict[str, Any] | None = None,
     ) -> None:
-        if provider not in PROVIDERS:
-            raise ValueError(
-                f"provider must be one of {', '.join(map(repr, PROVIDERS))}, "
-                f"not {provider!r}"
-            )
+        provider_row(provider)
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive int, not {max_steps!r}")
         if tools is not None and (

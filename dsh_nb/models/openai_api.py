@@ -18,15 +18,22 @@ sees it.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh_nb.models import wire
 from dsh_nb.models.usage import Usage, openai_usage
 from dsh_nb.models.view import ChatView, Completion
 from dsh_nb.tools.values.execution import ToolExecutionResult
 
+if TYPE_CHECKING:
+    from dsh_nb.models.scripted import Turn
+
 __all__ = ["OpenAIAdapter"]
+
+_ERROR = re.compile(r"^\s*Error\b")
 
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 
@@ -57,7 +64,8 @@ class OpenAIAdapter:
 
     # --- shapes -----------------------------------------------------------
 
-    def tools(self, schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    @staticmethod
+    def tools(schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return wire.to_openai_tools(schemas)
 
     def user_message(self, text: str) -> dict[str, Any]:
@@ -75,6 +83,56 @@ class OpenAIAdapter:
 
     def add_notice(self, messages: list[dict[str, Any]], text: str) -> None:
         messages.append({"role": "user", "content": text})
+
+    # --- the wire without a client ----------------------------------------
+
+    @staticmethod
+    def earlier(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Earlier conversation is already in this wire's form."""
+        return [dict(m) for m in messages]
+
+    @staticmethod
+    def read_request(
+        request: Mapping[str, Any],
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Messages and tools of a Chat Completions request, neutral."""
+        messages: list[dict[str, Any]] = []
+        for m in request.get("messages") or ():
+            role, content = m.get("role"), wire.content_text(m.get("content"))
+            if role in ("system", "developer"):
+                messages.append({"role": "system", "content": content})
+            elif role == "tool":
+                error = bool(_ERROR.match(content))
+                messages.append({"role": "tool", "content": content, "is_error": error})
+            elif role == "assistant":
+                calls = [
+                    {
+                        "id": c["id"],
+                        "name": c["function"]["name"],
+                        "arguments": _as_sent(c["function"].get("arguments")),
+                    }
+                    for c in m.get("tool_calls") or ()
+                ]
+                messages.append({"role": role, "content": content, "calls": calls})
+            else:
+                messages.append({"role": "user", "content": content})
+        tools = []
+        for t in request.get("tools") or ():
+            f = t.get("function") or {}
+            tools.append(
+                {
+                    "name": f.get("name"),
+                    "description": f.get("description", ""),
+                    "parameters": f.get("parameters") or {},
+                }
+            )
+        return messages, tools
+
+    @staticmethod
+    def reply_body(turn: Turn, model: str, seq: int) -> dict[str, Any]:
+        from dsh_nb.models.scripted import openai_json
+
+        return openai_json(turn, model, seq)
 
     def results(
         self,
@@ -238,3 +296,13 @@ def _call(slot: Mapping[str, Any]) -> dict[str, Any]:
         "type": "function",
         "function": {"name": slot["name"], "arguments": slot["args"]},
     }
+
+
+def _as_sent(text: Any) -> Any:
+    """Arguments as JSON when they parse, else the text the model sent."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

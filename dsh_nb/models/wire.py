@@ -24,6 +24,7 @@ __all__ = [
     "ParsedCall",
     "context_blocks",
     "context_message",
+    "content_text",
     "context_texts",
     "message_format",
     "parse_arguments",
@@ -36,6 +37,17 @@ __all__ = [
 ]
 
 BAD_ARGUMENTS: Final = "Error: tool call arguments are not valid JSON: {}"
+
+
+def content_text(content: object) -> str:
+    """A message's content as text: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", "")) for b in content if isinstance(b, Mapping)
+        )
+    return ""
 
 
 def to_openai_tools(

@@ -43,7 +43,12 @@ def test_a_chat_uses_its_providers_row() -> None:
 
 def test_a_missing_sdk_says_how_to_install_it() -> None:
     row = Provider(
-        name="nowhere", sdk="dsh_nb_no_such_sdk", client="Client", adapter="x:Y"
+        name="nowhere",
+        sdk="dsh_nb_no_such_sdk",
+        client="Client",
+        adapter="x:Y",
+        request=("create",),
+        response="x:Response",
     )
     with pytest.raises(
         ImportError,

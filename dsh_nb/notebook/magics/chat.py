@@ -24,6 +24,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import CaselessStrEnum, Unicode
 
+from dsh_nb.models.providers import PROVIDER_TABLE, PROVIDERS
 from dsh_nb.notebook.magics.args import argument, magic_arguments, parse_argstring
 from dsh_nb.notebook.magics.rewrite import Helper, cell_call, remove_magics
 from dsh_nb.notebook.transactional import TransactionalConfigurable
@@ -41,7 +42,6 @@ __all__ = ["HELPER", "ChatMagics", "DshChat", "install", "kernel_chat"]
 
 HELPER = "__dsh_nb_chat_magic__"
 _CELL = re.compile(r"%%chat(?P<rest>(?:[ \t].*)?)\Z", re.S)
-_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 class DshChat(TransactionalConfigurable):
@@ -62,8 +62,8 @@ class DshChat(TransactionalConfigurable):
     ).tag(config=True)
 
     provider = CaselessStrEnum(
-        ["openai", "anthropic"],
-        default_value="openai",
+        list(PROVIDER_TABLE),
+        default_value=PROVIDERS[0],
         help=(
             "'openai' for every Chat Completions endpoint (OpenAI, DeepSeek, "
             "vLLM, Ollama, llama.cpp, LM Studio); 'anthropic' for Messages."
@@ -75,13 +75,15 @@ class DshChat(TransactionalConfigurable):
         allow_none=True,
         help=(
             "The name of the environment variable that holds the API key; "
-            "None means OPENAI_API_KEY or ANTHROPIC_API_KEY by provider."
+            "None means the provider's own: "
+            + ", ".join(f"{r.key_variable} ({n})" for n, r in PROVIDER_TABLE.items())
+            + "."
         ),
     ).tag(config=True)
 
     def key_variable(self) -> str:
         """The environment variable the key is read from."""
-        return self.api_key_env or _KEY_ENV[self.provider]
+        return self.api_key_env or PROVIDER_TABLE[self.provider].key_variable
 
 
 @magics_class

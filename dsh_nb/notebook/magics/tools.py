@@ -1,7 +1,9 @@
 """``ToolsMagics``: ``%tools``, the registered tools and their sub-commands.
 
 Without a sub-command ``%tools`` lists the tools, or exports their schemas
-for a model request (``--json``, ``--openai``, ``--anthropic``). Its
+for a model request (``--json``, or one flag per provider of
+:data:`~dsh_nb.models.providers.PROVIDER_TABLE`: ``--openai``,
+``--anthropic``). Its
 sub-commands are argparse sub-parsers (:class:`~.args.subcommands`), each
 declared on its handler: ``serve`` and ``connect`` (:mod:`.mcp`) and
 ``export`` (:mod:`.export`). The part of a line after `` -- `` is a server's
@@ -10,12 +12,14 @@ command line, split on its own, and only ``connect`` takes one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from dsh_nb.cards.listing import JsonListing, Table, format_ms, parameters_summary
+from dsh_nb.models.providers import PROVIDER_TABLE
 from dsh_nb.notebook.magics import export, mcp
 from dsh_nb.notebook.magics.args import (
     argument,
@@ -37,7 +41,18 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolsMagics", "split_command"]
 
-_FORMATS = ("json", "openai", "anthropic")
+_FORMATS = ("json", *PROVIDER_TABLE)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _provider_flags(func: _F) -> _F:
+    """One flag per provider row: the tools as that API takes them."""
+    for row in reversed(list(PROVIDER_TABLE.values())):
+        flag = argument(
+            f"--{row.name}", action="store_true", help=f"{row.label or row.name} tools"
+        )
+        func = flag(func)
+    return func
 
 
 def split_command(line: str) -> tuple[str, str | None]:
@@ -65,8 +80,7 @@ class ToolsMagics(Magics):
 
     @magic_arguments()
     @argument("--json", action="store_true", help="the schemas() list as JSON")
-    @argument("--openai", action="store_true", help="OpenAI Chat Completions tools")
-    @argument("--anthropic", action="store_true", help="Anthropic Messages tools")
+    @_provider_flags
     @argument(
         "--strict",
         action="store_true",
@@ -134,15 +148,16 @@ class ToolsMagics(Magics):
             raise UsageError("%tools --strict goes with --openai")
         from dsh_nb.models import wire  # a model's wire forms, when asked for
 
-        if chosen == ["openai"]:
+        if args.strict:  # OpenAI's strict function calling, its own schema form
             try:
-                return JsonListing(wire.to_openai_tools(schemas, strict=args.strict))
+                return JsonListing(wire.to_openai_tools(schemas, strict=True))
             except StrictSchemaError as exc:
                 raise UsageError(str(exc)) from None
-        if chosen == ["anthropic"]:
-            return JsonListing(wire.to_anthropic_tools(schemas))
         if chosen == ["json"]:
             return JsonListing(escape_tree(to_plain(schemas)))
+        if chosen:
+            adapter = PROVIDER_TABLE[chosen[0]].adapter_class()
+            return JsonListing(adapter.tools(schemas))
         default = state.config.default_timeout_ms
         rows = []
         for name, definition in state.registry.view(state.agent).items():
