@@ -20,17 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from dsh_nb.cards.escape import esc
+from dsh_nb.evals.metrics import MAJORITY, Metric, paired_metrics
 from dsh_nb.evals.stats import Rate, mcnemar_exact, wilson
 from dsh_nb.evals.trial import TrialResult
 
 __all__ = ["CasePair", "Comparison", "compare_trials"]
 
-RULE = "a case passes when more than half of its trials pass"
-#: How a case passes under each metric that pairs by case on its trials.
-RULES = {
-    "pass^k": "a case passes when every one of its trials passes",
-    "pass@k": "a case passes when at least one of its trials passes",
-}
+RULE = MAJORITY.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,14 +131,14 @@ class Comparison:
 
 
 def _case_rates(
-    trials: Sequence[TrialResult], metric: str
+    trials: Sequence[TrialResult], metric: Metric
 ) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     for t in trials:
         if not t.answered:
             continue
         good, seen = out.get(t.case_id, (0, 0))
-        out[t.case_id] = (good + bool(getattr(t, metric)), seen + 1)
+        out[t.case_id] = (good + bool(metric.value(t)), seen + 1)
     return out
 
 
@@ -157,15 +153,16 @@ def compare_trials(
     order: Mapping[str, int] | None = None,
 ) -> Comparison:
     """Pair ``a`` and ``b`` case by case on ``metric`` (see the module doc)."""
-    known = ("passed", "selected", "args_correct", "args_valid_first_try", *RULES)
-    if metric not in known:
+    known = paired_metrics()
+    row = known.get(metric) if isinstance(metric, str) else None
+    if row is None or row.pairs is None:
         raise ValueError(
             f"metric must be one of {', '.join(map(repr, known))}; not {metric!r}"
         )
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha!r}")
-    counted = "passed" if metric in RULES else metric
-    rates_a, rates_b = _case_rates(a, counted), _case_rates(b, counted)
+    rule = row.pairs
+    rates_a, rates_b = _case_rates(a, row), _case_rates(b, row)
     shared = [c for c in rates_a if c in rates_b]
     if order is not None:
         shared.sort(key=lambda c: order.get(c, len(order)))
@@ -174,7 +171,7 @@ def compare_trials(
     for case_id in shared:
         (ga, na), (gb, nb) = rates_a[case_id], rates_b[case_id]
         pairs.append(CasePair(case_id, ga / na, gb / nb))
-        pass_a, pass_b = _passes(metric, ga, na), _passes(metric, gb, nb)
+        pass_a, pass_b = rule.passes(ga, na), rule.passes(gb, nb)
         if pass_a and pass_b:
             both += 1
         elif pass_a:
@@ -202,13 +199,5 @@ def compare_trials(
         better=better,
         alpha=alpha,
         cases=tuple(pairs),
-        rule=RULES.get(metric, RULE),
+        rule=rule.text,
     )
-
-
-def _passes(metric: str, good: int, seen: int) -> bool:
-    if metric == "pass^k":
-        return good == seen
-    if metric == "pass@k":
-        return good > 0
-    return 2 * good > seen

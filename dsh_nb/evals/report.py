@@ -18,12 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
 from dsh_nb.evals.compare import Comparison, compare_trials
+from dsh_nb.evals.metrics import trial_metrics
 from dsh_nb.evals.passk import PassK, pass_k
 from dsh_nb.evals.stats import Rate
-from dsh_nb.evals.summary import METRICS, NO_CALL, CaseInfo, rates
+from dsh_nb.evals.summary import NO_CALL, CaseInfo, rates
 from dsh_nb.evals.trial import TrialResult
 
-__all__ = ["METRICS", "NO_CALL", "CaseInfo", "EvalReport"]
+__all__ = ["NO_CALL", "CaseInfo", "EvalReport"]
 
 FORMAT: Final = "dsh-eval-report/1"
 _T = TypeVar("_T")
@@ -296,6 +297,7 @@ class EvalReport:
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install pandas") from None
         rows = []
+        metrics = trial_metrics()
         for t in self.trials:
             info = self.cases.get(t.case_id)
             rows.append(
@@ -305,7 +307,7 @@ class EvalReport:
                     "state": t.state,
                     "trial": t.trial,
                     "variant": t.variant,
-                    **{m: getattr(t, m) for m in METRICS},
+                    **{m.name: m.value(t) for m in metrics},
                     "steps": t.steps,
                     "latency": t.latency,
                     "input_tokens": t.usage.input_tokens,

@@ -19,8 +19,9 @@ from typing import Any, Final, Protocol
 from dsh_nb.cards.arguments import value_text
 from dsh_nb.cards.escape import esc
 from dsh_nb.evals.compare import Comparison
+from dsh_nb.evals.metrics import trial_metrics
 from dsh_nb.evals.stats import Rate
-from dsh_nb.evals.summary import METRIC_TABLE, METRICS, CaseInfo
+from dsh_nb.evals.summary import CaseInfo
 from dsh_nb.evals.trial import CallRecord, TrialResult
 
 __all__ = [
@@ -102,12 +103,11 @@ def _bar(rate: Rate) -> str:
 
 
 def _rates_table(rows: Sequence[tuple[str, Mapping[str, Rate]]], head: str) -> str:
-    header = "".join(
-        f"<th style='{_CELL}'>{esc(METRIC_TABLE[m])}</th>" for m in METRICS
-    )
+    metrics = trial_metrics()
+    header = "".join(f"<th style='{_CELL}'>{esc(m.label)}</th>" for m in metrics)
     body = "".join(
         f"<tr><td style='{_NAME}'>{esc(name)}</td>"
-        + "".join(f"<td style='{_CELL}'>{_bar(rates[m])}</td>" for m in METRICS)
+        + "".join(f"<td style='{_CELL}'>{_bar(rates[m.name])}</td>" for m in metrics)
         + "</tr>"
         for name, rates in rows
     )

@@ -1,4 +1,4 @@
-"""What a report shares with its HTML: the metrics, the cases, the rates.
+"""What a report shares with its HTML: the cases and the rates.
 
 Kept apart from :mod:`dsh_nb.evals.report` so the report's HTML
 (:mod:`dsh_nb.evals.reporthtml`) can use them without importing the
@@ -11,26 +11,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh_nb.evals.metrics import trial_metrics
 from dsh_nb.evals.stats import Rate, wilson
 from dsh_nb.evals.trial import TrialResult
 
 if TYPE_CHECKING:
     from dsh_nb.evals.case import Case
 
-__all__ = ["METRICS", "METRIC_TABLE", "NO_CALL", "CaseInfo", "rates"]
+__all__ = ["NO_CALL", "CaseInfo", "rates"]
 
-#: Each metric once: its ``TrialResult`` field (a bool per trial, paired
-#: trial by trial in ``compare``) and the label a report shows. Adding a
-#: metric is its field on ``TrialResult`` and a row here.
-METRIC_TABLE: Final[Mapping[str, str]] = {
-    "selected": "selected",
-    "args_valid_first_try": "valid first try",
-    "args_correct": "args correct",
-    "recovered": "recovered",
-    "passed": "passed",
-}
-#: The rates ``summary()`` gives, in order.
-METRICS: Final = tuple(METRIC_TABLE)
 #: The ``by_tool()`` key of cases that expect no call.
 NO_CALL: Final = "(no call)"
 
@@ -107,11 +96,12 @@ class CaseInfo:
 
 
 def rates(trials: Iterable[TrialResult]) -> dict[str, Rate]:
-    """Each metric of :data:`METRICS` as a Rate over ``trials``."""
+    """Each metric rated over trials (:mod:`~dsh_nb.evals.metrics`) as a
+    Rate over ``trials``."""
     answered = [t for t in trials if t.answered]
     out = {}
-    for metric in METRICS:
-        values = [getattr(t, metric) for t in answered]
+    for metric in trial_metrics():
+        values = [metric.value(t) for t in answered]
         counted = [v for v in values if v is not None]
-        out[metric] = wilson(sum(bool(v) for v in counted), len(counted))
+        out[metric.name] = wilson(sum(bool(v) for v in counted), len(counted))
     return out
