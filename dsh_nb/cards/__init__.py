@@ -21,6 +21,9 @@ call: the live card, replay, the evaluation report and the demo all draw
 through it) and :mod:`~.callbook` (a journal's calls, event by event).
 """
 
+# ruff: noqa: F401 - the type checkers' view of the names below, which
+# are exported by the table: ``__all__`` is built from it, not written out.
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -38,31 +41,23 @@ if TYPE_CHECKING:
         TraceEntry,
     )
 
-__all__ = [
-    "CARD_MIME",
-    "STATUSES",
-    "CardLimits",
-    "CardModel",
-    "CardView",
-    "ToolCard",
-    "TraceEntry",
-    "call_card",
-    "entry_card",
-    "render_card",
-]
+# The one list of this face: each public name and the module that defines
+# it. ``__all__`` is built from it; the imports above are the type
+# checkers' view of the same names (tests/unit/test_lazy_faces.py holds
+# the two together).
+_PUBLIC = {
+    "CARD_MIME": "dsh_nb.cards.model",
+    "STATUSES": "dsh_nb.cards.model",
+    "CardLimits": "dsh_nb.cards.model",
+    "CardModel": "dsh_nb.cards.model",
+    "CardView": "dsh_nb.cards.callcard",
+    "ToolCard": "dsh_nb.cards.bundle",
+    "TraceEntry": "dsh_nb.cards.model",
+    "call_card": "dsh_nb.cards.callcard",
+    "entry_card": "dsh_nb.cards.callcard",
+    "render_card": "dsh_nb.cards.bundle",
+}
 
-__getattr__, __dir__ = lazy_face(
-    __name__,
-    {
-        "ToolCard": "dsh_nb.cards.bundle",
-        "render_card": "dsh_nb.cards.bundle",
-        "CardView": "dsh_nb.cards.callcard",
-        "call_card": "dsh_nb.cards.callcard",
-        "entry_card": "dsh_nb.cards.callcard",
-        "CARD_MIME": "dsh_nb.cards.model",
-        "STATUSES": "dsh_nb.cards.model",
-        "CardLimits": "dsh_nb.cards.model",
-        "CardModel": "dsh_nb.cards.model",
-        "TraceEntry": "dsh_nb.cards.model",
-    },
-)
+__all__ = list(_PUBLIC)
+
+__getattr__, __dir__ = lazy_face(__name__, _PUBLIC)

@@ -17,6 +17,9 @@ A :class:`PracticeModel` lets a Python function play the model, offline
 and with no key; :func:`oracle` and :func:`noisy` are two ready ones.
 """
 
+# ruff: noqa: F401 - the type checkers' view of the names below, which
+# are exported by the table: ``__all__`` is built from it, not written out.
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -61,87 +64,51 @@ if TYPE_CHECKING:
     from dsh_nb.evals.stats import Rate
     from dsh_nb.evals.trial import CallRecord, TrialResult
 
-__all__ = [
-    "ANY",
-    "ActualCall",
-    "ArgMatcher",
-    "CallRecord",
-    "Case",
-    "CaseInfo",
-    "CasePair",
-    "Comparison",
-    "EvalProgress",
-    "EvalReport",
-    "ExpectedCall",
-    "ExpectedCalls",
-    "Expectation",
-    "Grade",
-    "NoCall",
-    "PassK",
-    "PracticeModel",
-    "PracticeRequest",
-    "Rate",
-    "ReplayError",
-    "TextProgress",
-    "TrialResult",
-    "TrialTools",
-    "Turn",
-    "TurnView",
-    "call",
-    "calls",
-    "expected_names",
-    "grade",
-    "maybe",
-    "no_call",
-    "noisy",
-    "one_of",
-    "oracle",
-    "play_turns",
-    "run_eval",
-    "same_state",
-    "trial_state",
-]
+# The one list of this face: each public name and the module that defines
+# it. ``__all__`` is built from it; the imports above are the type
+# checkers' view of the same names (tests/unit/test_lazy_faces.py holds
+# the two together).
+_PUBLIC = {
+    "ANY": "dsh_nb.evals.expect",
+    "ActualCall": "dsh_nb.evals.expect",
+    "ArgMatcher": "dsh_nb.evals.expect",
+    "CallRecord": "dsh_nb.evals.trial",
+    "Case": "dsh_nb.evals.case",
+    "CaseInfo": "dsh_nb.evals.report",
+    "CasePair": "dsh_nb.evals.compare",
+    "Comparison": "dsh_nb.evals.compare",
+    "EvalProgress": "dsh_nb.evals.progress",
+    "EvalReport": "dsh_nb.evals.report",
+    "ExpectedCall": "dsh_nb.evals.expect",
+    "ExpectedCalls": "dsh_nb.evals.expect",
+    "Expectation": "dsh_nb.evals.expect",
+    "Grade": "dsh_nb.evals.expect",
+    "NoCall": "dsh_nb.evals.expect",
+    "PassK": "dsh_nb.evals.passk",
+    "PracticeModel": "dsh_nb.evals.practice",
+    "PracticeRequest": "dsh_nb.evals.practice",
+    "Rate": "dsh_nb.evals.stats",
+    "ReplayError": "dsh_nb.evals.recording",
+    "TextProgress": "dsh_nb.evals.progress",
+    "TrialResult": "dsh_nb.evals.trial",
+    "TrialTools": "dsh_nb.evals.conversation",
+    "Turn": "dsh_nb.evals.conversation",
+    "TurnView": "dsh_nb.evals.conversation",
+    "call": "dsh_nb.evals.expect",
+    "calls": "dsh_nb.evals.expect",
+    "expected_names": "dsh_nb.evals.expect",
+    "grade": "dsh_nb.evals.expect",
+    "maybe": "dsh_nb.evals.expect",
+    "no_call": "dsh_nb.evals.expect",
+    "noisy": "dsh_nb.evals.recipes",
+    "one_of": "dsh_nb.evals.expect",
+    "oracle": "dsh_nb.evals.recipes",
+    "play_turns": "dsh_nb.evals.convrun",
+    "run_eval": "dsh_nb.evals.runner",
+    "same_state": "dsh_nb.evals.conversation",
+    "trial_state": "dsh_nb.evals.conversation",
+}
 
-__getattr__, __dir__ = lazy_face(
-    __name__,
-    {
-        "Case": "dsh_nb.evals.case",
-        "CasePair": "dsh_nb.evals.compare",
-        "Comparison": "dsh_nb.evals.compare",
-        "TrialTools": "dsh_nb.evals.conversation",
-        "Turn": "dsh_nb.evals.conversation",
-        "TurnView": "dsh_nb.evals.conversation",
-        "trial_state": "dsh_nb.evals.conversation",
-        "same_state": "dsh_nb.evals.conversation",
-        "play_turns": "dsh_nb.evals.convrun",
-        "PassK": "dsh_nb.evals.passk",
-        "ANY": "dsh_nb.evals.expect",
-        "ActualCall": "dsh_nb.evals.expect",
-        "ArgMatcher": "dsh_nb.evals.expect",
-        "Expectation": "dsh_nb.evals.expect",
-        "ExpectedCall": "dsh_nb.evals.expect",
-        "ExpectedCalls": "dsh_nb.evals.expect",
-        "Grade": "dsh_nb.evals.expect",
-        "NoCall": "dsh_nb.evals.expect",
-        "call": "dsh_nb.evals.expect",
-        "calls": "dsh_nb.evals.expect",
-        "expected_names": "dsh_nb.evals.expect",
-        "grade": "dsh_nb.evals.expect",
-        "maybe": "dsh_nb.evals.expect",
-        "no_call": "dsh_nb.evals.expect",
-        "one_of": "dsh_nb.evals.expect",
-        "PracticeModel": "dsh_nb.evals.practice",
-        "PracticeRequest": "dsh_nb.evals.practice",
-        "noisy": "dsh_nb.evals.recipes",
-        "oracle": "dsh_nb.evals.recipes",
-        "EvalProgress": "dsh_nb.evals.progress",
-        "TextProgress": "dsh_nb.evals.progress",
-        "ReplayError": "dsh_nb.evals.recording",
-        "CaseInfo": "dsh_nb.evals.report",
-        "EvalReport": "dsh_nb.evals.report",
-        "run_eval": "dsh_nb.evals.runner",
-        "Rate": "dsh_nb.evals.stats",
-        "CallRecord": "dsh_nb.evals.trial",
-        "TrialResult": "dsh_nb.evals.trial",
-    },
-)
+__all__ = list(_PUBLIC)
+
+__getattr__, __dir__ = lazy_face(__name__, _PUBLIC)

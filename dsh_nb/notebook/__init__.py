@@ -5,6 +5,9 @@ Its helpers for code in a cell are listed here and imported on first use
 reaches them as ``dsh_nb.X`` too, though they are not in ``dsh_nb.__all__``.
 """
 
+# ruff: noqa: F401 - the type checkers' view of the names below, which
+# are exported by the table: ``__all__`` is built from it, not written out.
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,27 +25,20 @@ if TYPE_CHECKING:
     )
     from dsh_nb.notebook.pending import pending_approvals
 
-_KERNEL = "dsh_nb.notebook.extension"
+# The one list of this face: each public name and the module that defines
+# it. ``__all__`` is built from it; the imports above are the type
+# checkers' view of the same names (tests/unit/test_lazy_faces.py holds
+# the two together).
+_PUBLIC = {
+    "dispatch": "dsh_nb.notebook.extension",
+    "guard": "dsh_nb.notebook.extension",
+    "on_result": "dsh_nb.notebook.extension",
+    "pending_approvals": "dsh_nb.notebook.pending",
+    "post_execute": "dsh_nb.notebook.extension",
+    "pre_execute": "dsh_nb.notebook.extension",
+    "remove_listener": "dsh_nb.notebook.extension",
+}
 
-__all__ = [
-    "dispatch",
-    "guard",
-    "on_result",
-    "pending_approvals",
-    "post_execute",
-    "pre_execute",
-    "remove_listener",
-]
+__all__ = list(_PUBLIC)
 
-__getattr__, __dir__ = lazy_face(
-    __name__,
-    {
-        "dispatch": _KERNEL,
-        "guard": _KERNEL,
-        "on_result": _KERNEL,
-        "pending_approvals": "dsh_nb.notebook.pending",
-        "post_execute": _KERNEL,
-        "pre_execute": _KERNEL,
-        "remove_listener": _KERNEL,
-    },
-)
+__getattr__, __dir__ = lazy_face(__name__, _PUBLIC)

@@ -41,8 +41,33 @@ def typed_names(package: str) -> dict[str, str]:
     return out
 
 
-def test_the_faces_are_found() -> None:
-    assert {"dsh_nb", "dsh_nb.tools", "dsh_nb.cards", "dsh_nb.mcp"} <= set(FACES)
+ROOMS = sorted(f"dsh_nb.{path.parent.name}" for path in ROOT.glob("*/__init__.py"))
+
+
+def test_every_room_has_the_same_kind_of_face() -> None:
+    assert {"dsh_nb.tools", "dsh_nb.cards", "dsh_nb.evals", "dsh_nb.export"} <= set(
+        ROOMS
+    )
+    assert set(FACES) == {"dsh_nb", *ROOMS}
+
+
+@pytest.mark.parametrize("package", FACES)
+def test_each_name_is_written_in_one_list(package: str) -> None:
+    face = importlib.import_module(package)
+    assert face.__getattr__.__module__ == "dsh_nb._lazy"
+    assert face.__all__ == list(face._PUBLIC)
+    # ``__all__`` is built from the table, never written out beside it.
+    tree = ast.parse(Path(face.__file__ or "").read_text(encoding="utf-8"))
+    assigned = [
+        ast.unparse(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+    ]
+    assert assigned == ["list(_PUBLIC)"]
+    # The table and the typed imports name the same module for each name.
+    typed = typed_names(package)
+    assert {n: typed.get(n) for n in face._PUBLIC} == dict(face._PUBLIC)
 
 
 @pytest.mark.parametrize("package", FACES)
