@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from IPython.core.magic import Magics
 from traitlets.config import Configurable
 
@@ -103,19 +104,40 @@ def test_every_public_name_is_listed_with_an_example() -> None:
         assert what and example.startswith("`"), (name, cells)
 
 
-def test_names_outside_the_face_are_listed_under_their_package() -> None:
-    import dsh_nb.notebook
-    import dsh_nb.tools
+# Each room's face, and the section that lists what it adds to dsh_nb's.
+# dsh_nb.mcp adds nothing (its four names are on dsh_nb's face); the
+# evaluation section also lists dsh_nb.evals.bfcl's names.
+ROOM_SECTIONS = {
+    "dsh_nb.tools": "More of the pipeline (`dsh_nb.tools`)",
+    "dsh_nb.notebook": "Notebook helpers (`dsh_nb.notebook`)",
+    "dsh_nb.cards": "Cards (`dsh_nb.cards`)",
+    "dsh_nb.models": "Models (`dsh_nb.models`)",
+    "dsh_nb.export": "Export (`dsh_nb.export`)",
+    "dsh_nb.evals": "Evaluation (`dsh_nb.evals`)",
+}
 
-    for title, package in (
-        ("More of the pipeline (`dsh_nb.tools`)", dsh_nb.tools),
-        ("Notebook helpers (`dsh_nb.notebook`)", dsh_nb.notebook),
-    ):
-        rows = _rows(_section(title))
-        expected = set(package.__all__) - set(dsh_nb.__all__)
-        assert expected, f"{package.__name__} exports nothing of its own"
-        assert sorted(expected - set(rows)) == [], f"document these under {title}"
-        assert sorted(set(rows) - expected) == [], f"not {package.__name__}'s own"
+
+@pytest.mark.parametrize("package", sorted(ROOM_SECTIONS))
+def test_names_outside_the_face_are_listed_under_their_package(package: str) -> None:
+    face = importlib.import_module(package)
+    title = ROOM_SECTIONS[package]
+    rows = _rows(_section(title))
+    expected = set(face.__all__) - set(dsh_nb.__all__)
+    assert expected, f"{package} exports nothing of its own"
+    assert sorted(expected - set(rows)) == [], f"document these under {title}"
+    if package != "dsh_nb.evals":
+        assert sorted(set(rows) - expected) == [], f"not {package}'s own"
+
+
+def test_every_room_with_names_of_its_own_has_a_section() -> None:
+    import dsh_nb.mcp
+
+    rooms = {
+        f"dsh_nb.{path.parent.name}"
+        for path in Path(dsh_nb.__file__).parent.glob("*/__init__.py")
+    }
+    assert rooms - set(ROOM_SECTIONS) == {"dsh_nb.mcp"}
+    assert set(dsh_nb.mcp.__all__) <= set(dsh_nb.__all__)
 
 
 def test_other_modules_rows_name_real_objects() -> None:
