@@ -19,7 +19,7 @@ from dsh_nb.models.view import ChatView, Completion
 from dsh_nb.tools.values.execution import ToolExecutionResult
 
 if TYPE_CHECKING:
-    from dsh_nb.models.scripted import Turn
+    from dsh_nb.models.scripted import ApiError, Turn
 
 __all__ = ["AnthropicAdapter"]
 
@@ -113,6 +113,20 @@ class AnthropicAdapter:
         from dsh_nb.models.scripted import anthropic_json
 
         return anthropic_json(turn, model, seq)
+
+    @staticmethod
+    def reply_events(
+        turn: Turn, model: str, seq: int, request: Mapping[str, Any]
+    ) -> list[str]:
+        from dsh_nb.models.scripted import anthropic_sse
+
+        return anthropic_sse(turn, model, seq)
+
+    @staticmethod
+    def error_body(error: ApiError) -> dict[str, Any]:
+        from dsh_nb.models.scripted import anthropic_error
+
+        return anthropic_error(error)
 
     def results(
         self,

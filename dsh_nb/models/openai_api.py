@@ -29,7 +29,7 @@ from dsh_nb.models.view import ChatView, Completion
 from dsh_nb.tools.values.execution import ToolExecutionResult
 
 if TYPE_CHECKING:
-    from dsh_nb.models.scripted import Turn
+    from dsh_nb.models.scripted import ApiError, Turn
 
 __all__ = ["OpenAIAdapter"]
 
@@ -133,6 +133,23 @@ class OpenAIAdapter:
         from dsh_nb.models.scripted import openai_json
 
         return openai_json(turn, model, seq)
+
+    @staticmethod
+    def reply_events(
+        turn: Turn, model: str, seq: int, request: Mapping[str, Any]
+    ) -> list[str]:
+        """Chunks, with usage last when the request asked for it."""
+        from dsh_nb.models.scripted import openai_sse
+
+        options = request.get("stream_options") or {}
+        usage = isinstance(options, dict) and options.get("include_usage") is True
+        return openai_sse(turn, model, seq, include_usage=usage)
+
+    @staticmethod
+    def error_body(error: ApiError) -> dict[str, Any]:
+        from dsh_nb.models.scripted import openai_error
+
+        return openai_error(error)
 
     def results(
         self,

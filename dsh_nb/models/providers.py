@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
-    from dsh_nb.models.scripted import Turn
+    from dsh_nb.models.scripted import ApiError, Turn
     from dsh_nb.models.view import ChatView, Completion
     from dsh_nb.models.wire import ParsedCall
     from dsh_nb.tools.values.execution import ToolExecutionResult
@@ -32,6 +32,7 @@ __all__ = [
     "Provider",
     "ProviderAdapter",
     "provider_row",
+    "routed",
     "sdk_shaped",
 ]
 
@@ -104,6 +105,18 @@ class ProviderAdapter(Protocol):
         """A scripted turn as this API's whole response body."""
         ...
 
+    @staticmethod
+    def reply_events(
+        turn: Turn, model: str, seq: int, request: Mapping[str, Any]
+    ) -> list[str]:
+        """A scripted turn as this API's streamed events, for ``request``."""
+        ...
+
+    @staticmethod
+    def error_body(error: ApiError) -> dict[str, Any]:
+        """A scripted failure as this API's error body."""
+        ...
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provider:
@@ -120,6 +133,9 @@ class Provider:
     """The client's request method, as a path (``chat.completions.create``)."""
     response: str
     """``"module:Class"`` of the SDK's response type (a pydantic model)."""
+    route: str
+    """The HTTP path a request ends in (``/chat/completions``), for the
+    loopback :class:`~dsh_nb.models.replay_server.ReplayServer`."""
     label: str = ""
     """What ``%tools --NAME`` gives, in a few words (the name when empty)."""
     key_env: str = ""
@@ -182,6 +198,14 @@ def provider_row(name: str) -> Provider:
     return row
 
 
+def routed(path: str) -> Provider | None:
+    """The row whose requests end in ``path``, if any."""
+    for row in PROVIDER_TABLE.values():
+        if path.endswith(row.route):
+            return row
+    return None
+
+
 def sdk_shaped(target: object, create: Callable[[Provider], Create]) -> None:
     """Give ``target`` every provider's request method, at the SDK's path.
 
@@ -211,6 +235,7 @@ PROVIDER_TABLE: Final[Mapping[str, Provider]] = {
             adapter="dsh_nb.models.openai_api:OpenAIAdapter",
             request=("chat", "completions", "create"),
             response="openai.types.chat:ChatCompletion",
+            route="/chat/completions",
             label="OpenAI Chat Completions",
         ),
         Provider(
@@ -220,6 +245,7 @@ PROVIDER_TABLE: Final[Mapping[str, Provider]] = {
             adapter="dsh_nb.models.anthropic_api:AnthropicAdapter",
             request=("messages", "create"),
             response="anthropic.types:Message",
+            route="/messages",
             label="Anthropic Messages",
         ),
     )

@@ -2,10 +2,12 @@
 
 Tests, the teaching notebook and ``python -m dsh_nb demo`` need a model
 that answers the same way every time, offline and without keys, through the
-official SDK clients. :class:`ReplayServer` speaks the OpenAI Chat
-Completions (``POST /v1/chat/completions``) and Anthropic Messages
-(``POST /v1/messages``) routes on ``127.0.0.1`` and a free port, as JSON or
-as SSE (per the request's ``stream``), and answers each request with the
+official SDK clients. :class:`ReplayServer` speaks the route of each
+provider of :data:`~dsh_nb.models.providers.PROVIDER_TABLE` (OpenAI Chat
+Completions, ``POST /v1/chat/completions``; Anthropic Messages,
+``POST /v1/messages``) on ``127.0.0.1`` and a free port, as JSON or as SSE
+(per the request's ``stream``, in the words of the provider's adapter), and
+answers each request with the
 next :data:`~dsh_nb.models.scripted.Reply` of its script. It runs in its own
 thread, so a kernel's event loop stays free, and it requires the token as
 ``Authorization: Bearer`` or ``x-api-key`` like the real services.
@@ -25,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from dsh_nb.models import scripted
+from dsh_nb.models.providers import provider_row, routed
 from dsh_nb.models.scripted import ApiError, Raw, Reply, Turn
 
 __all__ = ["RecordedRequest", "ReplayServer"]
@@ -197,13 +200,11 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         path = self.path.split("?", 1)[0]
-        if path.endswith("/chat/completions"):
-            api = "openai"
-        elif path.endswith("/messages"):
-            api = "anthropic"
-        else:
+        row = routed(path)
+        if row is None:
             self._json(404, {"error": {"message": f"no route {path}"}})
             return
+        api = row.name
         if not self._authorized():
             self._error(api, ApiError(status=401, message="invalid api key"))
             return
@@ -254,11 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
                 type=_ERROR_TYPES[error.status],
                 code=error.code,
             )
-        body = (
-            scripted.openai_error(error)
-            if api == "openai"
-            else scripted.anthropic_error(error)
-        )
+        body = provider_row(api).adapter_class().error_body(error)
         extra = {"retry-after": "0"} if error.status == 429 else {}
         self._json(error.status, body, extra)
 
@@ -281,18 +278,11 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(turn.delay)
         model = str(body.get("model", "replay")) if isinstance(body, dict) else ""
         stream = isinstance(body, dict) and body.get("stream") is True
+        adapter = provider_row(api).adapter_class()
         if not stream:
-            if api == "openai":
-                self._json(200, scripted.openai_json(turn, model, seq))
-            else:
-                self._json(200, scripted.anthropic_json(turn, model, seq))
+            self._json(200, adapter.reply_body(turn, model, seq))
             return
-        if api == "openai":
-            options = body.get("stream_options") or {}
-            usage = isinstance(options, dict) and options.get("include_usage") is True
-            events = scripted.openai_sse(turn, model, seq, include_usage=usage)
-        else:
-            events = scripted.anthropic_sse(turn, model, seq)
+        events = adapter.reply_events(turn, model, seq, body)
         self._stream(200, events, turn.chunk_delay, turn.cut_after)
 
     def _stream(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh_nb.models.providers import PROVIDER_TABLE, PROVIDERS
+from dsh_nb.models.providers import provider_row
 from dsh_nb.models.view import ChatView
 
 __all__ = ["sample_text"]
@@ -48,12 +48,7 @@ async def sample_text(
         Whatever the SDK raises for a failed request (describe it with
         :func:`~dsh_nb.models.chat.describe_error`).
     """
-    row = PROVIDER_TABLE.get(provider)
-    if row is None:
-        raise ValueError(
-            f"provider must be one of {', '.join(map(repr, PROVIDERS))}, "
-            f"not {provider!r}"
-        )
+    row = provider_row(provider)
     if not model:
         raise ValueError("sample_text() needs a model name")
     options: dict[str, Any] = {}

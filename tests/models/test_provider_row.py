@@ -4,8 +4,8 @@ A throwaway provider, ``echo``, is a module written here (its adapter
 speaks Chat Completions through the client's ``echo.create``) and one row
 added to ``PROVIDER_TABLE`` before anything reads the table. Then
 ``Chat``, ``run_eval`` (its practice model, a recording and its replay),
-``python -m dsh_nb eval``, ``DshChat.provider`` and ``%tools --echo`` must
-all know it. One subprocess, since several doors read the table once,
+``python -m dsh_nb eval``, ``DshChat.provider``, ``%tools --echo`` and the
+loopback ``ReplayServer`` must all know it. One subprocess, since several doors read the table once,
 when imported.
 """
 
@@ -47,12 +47,15 @@ PROVIDER_TABLE["echo"] = Provider(
     adapter="echo_adapter:EchoAdapter",
     request=("echo", "create"),
     response="openai.types.chat:ChatCompletion",
+    route="/echo",
     label="Echo",
 )
 
 from dsh_nb.evals import Case, PracticeModel, call, run_eval
 from dsh_nb.evals.cli import _parser
 from dsh_nb.models import Chat
+from dsh_nb.models.replay_server import ReplayServer
+from dsh_nb.models.scripted import Turn
 from dsh_nb.notebook.magics.chat import DshChat
 from dsh_nb.notebook.magics.tools import ToolsMagics
 from dsh_nb.tools import ToolRegistry, tool
@@ -100,6 +103,17 @@ parser = ToolsMagics.tools.parser
 flags = parser.parse_args(["--echo"])
 out["flag"] = flags.echo
 out["help"] = parser.format_help().count("Echo tools")
+import urllib.request
+with ReplayServer([Turn(text="over HTTP")]) as server:
+    request = urllib.request.Request(
+        server.openai_url + "/echo",
+        data=json.dumps({"model": "m", "messages": []}).encode(),
+        headers={"authorization": "Bearer " + server.token},
+    )
+    with urllib.request.urlopen(request) as response:
+        body = json.load(response)
+    out["http"] = body["choices"][0]["message"]["content"]
+    out["routed"] = server.requests[0].api
 print(json.dumps(out))
 """
 
@@ -122,3 +136,4 @@ def test_a_new_row_is_picked_up_by_every_door(tmp_path: Path) -> None:
     assert out["cli"] == "echo"
     assert out["key"] == "ECHO_API_KEY"
     assert out["flag"] is True and out["help"] == 1
+    assert out["http"] == "over HTTP" and out["routed"] == "echo"

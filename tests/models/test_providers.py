@@ -49,6 +49,7 @@ def test_a_missing_sdk_says_how_to_install_it() -> None:
         adapter="x:Y",
         request=("create",),
         response="x:Response",
+        route="/x",
     )
     with pytest.raises(
         ImportError,
