@@ -93,6 +93,7 @@ class Chat:
         A configured ``openai.AsyncOpenAI`` or ``anthropic.AsyncAnthropic``;
         built from ``base_url`` and ``api_key`` when None.
     provider
+        A row of :data:`~dsh_nb.models.providers.PROVIDER_TABLE`:
         ``"openai"`` (every Chat Completions endpoint) or ``"anthropic"``.
     system
         The system prompt; the approval service's section is added to it.
