@@ -138,7 +138,8 @@ class PracticeModel:
                     "a practice model answers whole responses; use Chat(stream=False)"
                 )
             self.requests += 1
-            messages, tools = row.adapter_class().read_request(kwargs)
+            adapter = row.adapter_class()
+            messages, tools = adapter.read_request(kwargs)
             request = PracticeRequest(
                 model=str(kwargs.get("model", "")),
                 provider=row.name,
@@ -151,7 +152,6 @@ class PracticeModel:
                 reply = await reply
             turn = _as_turn(reply, self.requests)
             model = str(kwargs.get("model", self.name))
-            adapter = row.adapter_class()
             return row.parse_response(adapter.reply_body(turn, model, self.requests))
 
         return create
