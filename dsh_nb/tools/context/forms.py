@@ -34,6 +34,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Final
 
+from dsh_nb.tools._jsonschema import load_jsonschema
+
 __all__ = ["Form", "FormError", "form_of", "schema_form", "with_defaults"]
 
 _SCALARS: Final[dict[type, str]] = {
@@ -65,8 +67,7 @@ class Form:
         if not isinstance(content, dict):
             raise ValueError(f"a form's answer is an object, not {content!r}")
         if self.type is None:  # a schema as given: its content, checked
-            import jsonschema
-
+            jsonschema = load_jsonschema()
             content = with_defaults(self.schema, content)
             try:
                 jsonschema.validate(content, self.schema)

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Final
 
+from dsh_nb.tools._jsonschema import load_jsonschema
+
 __all__ = [
     "EACH_S",
     "PatternTimeout",
@@ -85,7 +87,8 @@ def guarded_validator(cls: Any) -> Any:
     Made once per draft: ``validators.extend`` builds a new class (several
     ms), and nothing in it depends on the schema it will check.
     """
-    from jsonschema import ValidationError, validators
+    jsonschema = load_jsonschema()
+    ValidationError, validators = jsonschema.ValidationError, jsonschema.validators
 
     base_additional = cls.VALIDATORS.get("additionalProperties")
 

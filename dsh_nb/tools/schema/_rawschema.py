@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from dsh_nb.tools._jsonschema import load_jsonschema
 from dsh_nb.tools.errors import ToolDefinitionError
 from dsh_nb.tools.jsonvalue import compact_json
 from dsh_nb.tools.schema._dsl import _MISSING, _NOT_OBJECT, Validator, _copy_json
@@ -54,8 +55,8 @@ def compile_json_schema_validator(
     ToolDefinitionError
         When ``schema`` is not a valid JSON Schema of a known draft.
     """
-    import jsonschema
-    from jsonschema import validators
+    jsonschema = load_jsonschema()
+    validators = jsonschema.validators
 
     where = f"defineTool({tool_name}): " if tool_name is not None else ""
     if not isinstance(schema, Mapping):
