@@ -127,34 +127,45 @@ def _proxy(upstream: str, token_file: Path, port: int) -> Iterator[str]:
         proc.wait(timeout=15)
 
 
-def _run(node: Path, url: str, scenario: str, out: Path) -> dict[str, object]:
-    """One scenario: passed unless one of its checks failed."""
+def _node_suite(node: Path, url: str, out: Path, *scenario: str) -> str:
+    """Run the suite (one scenario if named), saving checks under ``out``."""
+    which = ("--scenario", *scenario) if scenario else ()
+    argv = [str(node), str(_SUITE / "index.js"), "server", "--url", url]
     done = subprocess.run(
-        [
-            str(node),
-            str(_SUITE / "index.js"),
-            "server",
-            "--url",
-            url,
-            "--scenario",
-            scenario,
-            "-o",
-            str(out),
-        ],
+        [*argv, *which, "-o", str(out)],
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=600,
         cwd=HERE,
     )
-    found = sorted(out.glob(f"server-{scenario}-*/checks.json"))
-    if not found:
-        return {"passed": False, "why": done.stdout[-800:] + done.stderr[-800:]}
-    checks = json.loads(found[-1].read_text())
-    failed = [c for c in checks if c.get("status") == "FAILURE"]
-    return {
-        "passed": not failed,
-        "why": "; ".join(f"{c.get('id')}: {c.get('errorMessage')}" for c in failed),
-    }
+    return done.stdout[-800:] + done.stderr[-800:]
+
+
+def _run(node: Path, url: str, out: Path) -> dict[str, dict[str, object]]:
+    """Each of our scenarios: passed unless one of its checks failed.
+
+    A Node.js start costs about a second of CPU, so the suite's active
+    scenarios run in one process (those dsh_nb does not serve, resources,
+    prompts and completion, fail there and are not read); ours that the
+    active suite leaves out (still pending in this version) run one by one.
+    """
+    said = _node_suite(node, url, out)
+    results: dict[str, dict[str, object]] = {}
+    for scenario in SCENARIOS:
+        found = sorted(out.glob(f"server-{scenario}-*/checks.json"))
+        if not found:
+            said = _node_suite(node, url, out, scenario)
+            found = sorted(out.glob(f"server-{scenario}-*/checks.json"))
+        if not found:
+            results[scenario] = {"passed": False, "why": "not run: " + said}
+            continue
+        checks = json.loads(found[-1].read_text())
+        failed = [c for c in checks if c.get("status") == "FAILURE"]
+        results[scenario] = {
+            "passed": not failed,
+            "why": "; ".join(f"{c.get('id')}: {c.get('errorMessage')}" for c in failed),
+        }
+    return results
 
 
 def _suite(runtime: Path, *serve_args: str) -> dict[str, dict[str, object]]:
@@ -172,13 +183,11 @@ def _suite(runtime: Path, *serve_args: str) -> dict[str, dict[str, object]]:
         f"127.0.0.1:{port}",
         *serve_args,
     )
-    results: dict[str, dict[str, object]] = {}
     target = HERE / "conformance_tools.py"
     with http_server(runtime, *args, target=target, timeout=300) as server:
         with _proxy(server.url, token_file, port) as url:
             with tempfile.TemporaryDirectory() as out:
-                for scenario in SCENARIOS:
-                    results[scenario] = _run(node, url, scenario, Path(out))
+                results = _run(node, url, Path(out))
     passed = sum(1 for r in results.values() if r["passed"])
     print(
         f"\nconformance {' '.join(serve_args) or 'stateful'}: {passed}/{len(SCENARIOS)}"
