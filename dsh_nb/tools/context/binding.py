@@ -9,9 +9,8 @@ starts and the worker threads of sync bodies each see their own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING
 
 from dsh_nb.tools.context import capture
@@ -41,8 +40,7 @@ def current_tool_context() -> ToolContext:
     return ctx  # type: ignore[no-any-return]
 
 
-@contextmanager
-def bind(execution: ToolExecution) -> Iterator[ToolContext]:
+class bind:  # lower case: used as the function it replaced
     """Make a context for ``execution`` current for the block (the execute stage).
 
     Output is captured only where a door shows it (a hearer of the call
@@ -50,32 +48,56 @@ def bind(execution: ToolExecution) -> Iterator[ToolContext]:
     no view, leaves its prints where they were. A call started inside
     another call without a door of its own (a tool calling
     ``registry.execute``) talks through its caller's context.
+
+    A class, not a ``@contextmanager`` generator: every call of every door
+    enters it, and a generator's machinery cost more than the work.
     """
-    door = DOOR.get()
-    outer = capture.SINK.get()
-    if door is None and outer is not None:
-        yield outer
-        return
-    hearers = door or ()
-    shown = any(getattr(h, "log", None) is not None for h in hearers)
-    if shown:
-        capture.install()
-    ctx = ToolContext(execution, hearers, capture_output=shown)
-    token = capture.SINK.set(ctx)
-    inner = DOOR.set(None)
-    try:
-        yield ctx
-    finally:
-        DOOR.reset(inner)
-        capture.SINK.reset(token)
+
+    __slots__ = ("_ctx", "_door", "_execution", "_sink")
+
+    def __init__(self, execution: ToolExecution) -> None:
+        self._execution = execution
+        self._ctx: ToolContext | None = None
+        self._door: Token[tuple[object, ...] | None] | None = None
+
+    def __enter__(self) -> ToolContext:
+        door = DOOR.get()
+        outer = capture.SINK.get()
+        if door is None and outer is not None:
+            return outer  # type: ignore[no-any-return]
+        shown = False
+        if door:
+            for hearer in door:
+                if getattr(hearer, "log", None) is not None:
+                    shown = True
+                    capture.install()
+                    break
+        ctx = self._ctx = ToolContext(self._execution, door or (), capture_output=shown)
+        self._sink = capture.SINK.set(ctx)
+        if door is not None:  # the calls this one starts get no door of theirs
+            self._door = DOOR.set(None)
+        return ctx
+
+    def __exit__(self, *exc: object) -> None:
+        ctx = self._ctx
+        if ctx is None:
+            return
+        if self._door is not None:
+            DOOR.reset(self._door)
+        capture.SINK.reset(self._sink)
         ctx._close()
 
 
-@contextmanager
-def hearing(hearers: Sequence[object]) -> Iterator[None]:
+class hearing:  # lower case: used as the function it replaced
     """Give the calls started inside the block these hearers (the runner's)."""
-    token = DOOR.set(tuple(h for h in hearers if h is not None))
-    try:
-        yield
-    finally:
-        DOOR.reset(token)
+
+    __slots__ = ("_hearers", "_token")
+
+    def __init__(self, hearers: Sequence[object]) -> None:
+        self._hearers = tuple(h for h in hearers if h is not None)
+
+    def __enter__(self) -> None:
+        self._token = DOOR.set(self._hearers)
+
+    def __exit__(self, *exc: object) -> None:
+        DOOR.reset(self._token)
