@@ -421,6 +421,9 @@ class ToolContext:
     def _close(self) -> None:
         """The call's execute stage ended: flush what is held, then go quiet."""
         with self._lock:
+            if not self._partial and self._pending is None and not self._dropped:
+                self._closed = True  # most calls: nothing held, nothing to say
+                return
             partial = [(s, t) for s, t in self._partial.items() if t]
             self._partial.clear()
         for source, text in partial:
