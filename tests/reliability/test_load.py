@@ -5,7 +5,7 @@
   and rejected), timed-out, raising, invalid, non-JSON and unknown-tool
   calls: every result is accounted for by call id, none lost or duplicated,
   each of the expected kind, and each observed exactly once.
-- Memory: 10 rounds of 2,000 mixed calls; ``tracemalloc`` after each round
+- Memory: 10 rounds of 500 mixed calls (10,000 with ``--slow``); ``tracemalloc`` after each round
   (after ``gc.collect()``) shows no growth trend.
 - Registering and disposing 10,000 tools and listeners of every seam leaves
   no residue: the registry's containers are empty, every disposed function
@@ -272,7 +272,11 @@ async def settle() -> None:
 
 
 async def test_memory_is_flat_across_ten_rounds(slow: bool) -> None:
-    per_round = 10_000 if slow else 2_000
+    per_round = 10_000 if slow else 500
+    # Nine rounds after the first: a leak of 15 bytes a call (a list slot
+    # and a small int's share) crosses 64 KiB at 500 calls a round, as it
+    # crossed 256 KiB at 2,000; what does grow is about 1 KiB in all.
+    limit = (256 if slow else 64) * KIB
     load = build()
     await run_round(load, 0, per_round)  # warm caches before measuring
     await settle()
@@ -294,9 +298,9 @@ async def test_memory_is_flat_across_ten_rounds(slow: bool) -> None:
         f"{baseline / KIB:.1f} KiB; after each round (KiB over baseline) {deltas}; "
         f"peak {peak / KIB:.0f} KiB"
     )
-    assert sizes[-1] <= sizes[0] + 256 * KIB, "memory grew across rounds"
-    assert max(sizes[5:]) <= sizes[0] + 256 * KIB, "no growth trend"
-    assert sizes[-1] <= baseline + 256 * KIB, "memory returns to baseline"
+    assert sizes[-1] <= sizes[0] + limit, "memory grew across rounds"
+    assert max(sizes[5:]) <= sizes[0] + limit, "no growth trend"
+    assert sizes[-1] <= baseline + limit, "memory returns to baseline"
 
 
 # -- 3. registration churn leaves no residue ----------------------------------------
