@@ -19,7 +19,8 @@ era):
   SDK's ``MCPServer`` on stdio (targets <= 1.2x and <= 1.5x), and 200
   concurrent calls through nginx to two stateless processes and to one.
 
-``--only kernel`` or ``--only standalone`` runs one half.
+``--only kernel`` or ``--only standalone`` runs one half; ``--in-flight N``
+sets the calls per client through nginx (the tests make 5).
 
 Rounds interleave the peers (one batch of each in turn), so a noisy
 neighbour slows both alike; the ratio of medians is the figure to read.
@@ -257,6 +258,9 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=7, help="batches per peer")
     parser.add_argument("--starts", type=int, default=7, help="start-ups per server")
     parser.add_argument("--batches", type=int, default=3, help="nginx runs per setup")
+    parser.add_argument(
+        "--in-flight", type=int, default=50, help="calls per client through nginx"
+    )
     parser.add_argument("--only", choices=["kernel", "standalone"], default=None)
     options = parser.parse_args()
     import os
@@ -269,6 +273,12 @@ if __name__ == "__main__":
         from _serve import section
 
         rows = asyncio.run(
-            section(options.calls, options.rounds, options.starts, options.batches)
+            section(
+                options.calls,
+                options.rounds,
+                options.starts,
+                options.batches,
+                options.in_flight,
+            )
         )
         print("\n".join([*rows[:2], f"- {machine()}", "", *rows[2:]]))

@@ -107,7 +107,7 @@ def test_the_standalone_server_benchmark_prints_both_ratios_and_throughputs() ->
     out = run(
         str(BENCHMARKS / "mcp.py"),
         *("--only", "standalone", "--calls", "3", "--rounds", "1"),
-        *("--starts", "1", "--batches", "1"),
+        *("--starts", "1", "--batches", "1", "--in-flight", "5"),
     )
     for unit in ("ms/call", "s"):
         assert f"| server | median {unit} | min {unit} | x the SDK |" in out
@@ -127,6 +127,7 @@ def test_the_standalone_server_benchmark_prints_both_ratios_and_throughputs() ->
     assert re.search(
         r"^dsh_nb serve: \d+\.\d\dx the SDK \(\w+ the <= 1\.5x target\)$", out, re.M
     )
+    assert "### 20 concurrent calls (4 clients x 5 in flight) through nginx" in out
     for setup in ("1 process", "2 stateless processes"):
         assert re.search(
             rf"^- {setup}: \d+\.\d\d s \(median \d+\.\d\d s, \d+ calls/s\)$", out, re.M
