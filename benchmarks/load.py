@@ -1,6 +1,7 @@
 """Time ``%load_ext dsh_nb`` in fresh kernels, and a ``%call``'s overhead.
 
-Run: ``python benchmarks/load.py [--kernels 5] [--calls 200] [--load-only]``.
+Run: ``python benchmarks/load.py [--kernels 5] [--calls 200] [--load-only]
+[--no-warm-up]``.
 
 1. Load time: in each of N fresh ipykernels (isolated Jupyter folders), the
    execute_reply round trip of the ``%load_ext`` cell minus that of an empty
@@ -217,11 +218,18 @@ def main() -> None:
     parser.add_argument(
         "--load-only", action="store_true", help="skip the call overhead"
     )
+    parser.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="skip the two warm-up kernels (a smoke run: the first figures "
+        "then pay for a cold bytecode cache)",
+    )
     args = parser.parse_args()
 
     print(f"# {machine()}; extension: %load_ext {EXTENSION}")
-    load_once()  # warm-up: fills the shared bytecode cache
-    import_once("ipywidgets")
+    if not args.no_warm_up:
+        load_once()  # warm-up: fills the shared bytecode cache
+        import_once("ipywidgets")
     runs, widgets = [], []
     for _ in range(args.kernels):  # interleaved: both see the same machine
         runs.append(load_once())
