@@ -21,6 +21,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dsh_nb.models import wire
 from dsh_nb.notebook import extension
+from dsh_nb.tools.jsonvalue import to_plain
 from dsh_nb.tools.values.execution import ToolExecutionResult
 
 any_text = st.text(st.characters(exclude_categories=()), max_size=10)
@@ -80,6 +81,9 @@ def ip() -> Iterator[InteractiveShell]:
         run(shell, ECHO)
         run(shell, SHOUT)
         yield shell
+        # The whole journal, through the writer itself, once every test has
+        # added to it (each example checked only what it added: see below).
+        journal().to_jsonl().encode("utf-8")
 
 
 def assert_sendable(cell: Cell) -> None:
@@ -90,8 +94,19 @@ def assert_sendable(cell: Cell) -> None:
         ).encode("utf-8")
 
 
-def assert_journal_writes() -> None:
-    extension.current_state().agent.session.to_jsonl().encode("utf-8")
+def journal() -> Any:
+    return extension.current_state().agent.session
+
+
+def assert_journal_writes(since: int = 0) -> None:
+    """Each event recorded from index ``since`` on encodes as its JSON line.
+
+    One line an event, as ``to_jsonl`` writes them: an example checks what
+    it added, not the whole journal again (that grew with every example
+    and was most of this file's time); the fixture writes it all at the end.
+    """
+    for event in journal().events[since:]:
+        json.dumps(to_plain(event), ensure_ascii=False).encode("utf-8")
 
 
 def call_cell(ip: InteractiveShell, **args: Any) -> tuple[Cell, Any]:
@@ -104,12 +119,13 @@ def call_cell(ip: InteractiveShell, **args: Any) -> tuple[Cell, Any]:
 @given(value=json_like)
 def test_call_is_total_for_any_unicode(ip: InteractiveShell, value: Any) -> None:
     ip.user_ns.pop("_r", None)
+    since = len(journal())
     cell, result = call_cell(ip, t=value)
     assert cell.error is None, cell.error
     assert isinstance(result, ToolExecutionResult)
     assert cell.outputs[-1]["data"]["text/plain"].startswith("[done] echo")
     assert_sendable(cell)
-    assert_journal_writes()
+    assert_journal_writes(since)
 
 
 @pytest.mark.parametrize(
@@ -202,6 +218,7 @@ def test_dispatch_is_total_for_any_unicode(
         ]
     }
     ip.user_ns["_m"] = message
+    since = len(journal())
     cell = run(ip, "import dsh_nb\n_out = await dsh_nb.dispatch(_m)")
     assert cell.error is None, cell.error
     [reply] = ip.user_ns["_out"]
@@ -210,7 +227,7 @@ def test_dispatch_is_total_for_any_unicode(
         assert "lone surrogate" in reply["content"]
         assert reply["content"].startswith("Error: tool call arguments")
     assert_sendable(cell)
-    assert_journal_writes()
+    assert_journal_writes(since)
 
 
 def test_dispatch_answers_half_an_emoji_with_an_error(ip: InteractiveShell) -> None:
