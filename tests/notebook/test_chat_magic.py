@@ -81,6 +81,31 @@ def test_chat_streams_text_cards_and_footer(
     ]
 
 
+def test_a_new_conversation_keeps_the_sdk_client_until_a_setting_changes(
+    ip: InteractiveShell, server: ReplayServer
+) -> None:
+    configure(ip, server)
+    magics = ip.magics_manager.registry["ChatMagics"]
+    server.add(Turn(text="one"), Turn(text="two"), Turn(text="three"))
+    assert run(ip, "%%chat --new\nhi").error is None
+    first = magics.conversation
+    assert run(ip, "%%chat --new\nhi again").error is None
+    # A new conversation (its history starts over) on the same client: the
+    # SDK client is built once per endpoint and key, not once per --new.
+    assert magics.conversation is not first
+    assert [m["role"] for m in server.requests[-1].body["messages"]] == [
+        "system",
+        "user",
+    ]
+    assert magics.conversation.client is first.client
+    # A changed endpoint builds a new one, and the request goes there.
+    run(ip, f'%config DshChat.base_url = "{server.openai_url}/"')
+    assert run(ip, "%%chat\nand now").error is None
+    assert magics.conversation.client is not first.client
+    assert str(magics.conversation.client.base_url) == server.openai_url + "/"
+    assert len(server.requests) == 3
+
+
 def test_no_key_no_base_url_says_what_to_set(
     ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch
 ) -> None:

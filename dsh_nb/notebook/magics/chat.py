@@ -97,6 +97,10 @@ class ChatMagics(Magics):
         self.state = state
         self.settings = config
         self.conversation: Chat | None = None
+        # The SDK client outlives a conversation: ``--new`` keeps it while
+        # the settings it was built for hold (building one loads the CA
+        # bundle for TLS: tens of milliseconds each ``%%chat --new``).
+        self._client: Any = None
         self._built_for: tuple[Any, ...] | None = None
         self._task: Any = None
 
@@ -159,11 +163,11 @@ class ChatMagics(Magics):
                 agent=self.state.agent,
             )
             self.conversation = chat
-            self._built_for = None
         if self._built_for != wanted:
             # A local server may not check keys; the SDKs insist on one.
-            chat._client = make_client(cfg.provider, cfg.base_url, key or "unused")
+            self._client = make_client(cfg.provider, cfg.base_url, key or "unused")
             self._built_for = wanted
+        chat._client = self._client
         chat.model = cfg.model
         return chat
 
