@@ -29,11 +29,6 @@ from dsh_nb.mcp.server import serve_mcp
 from dsh_nb.tools import ApprovalService, Ask, ToolRegistry, define_tool
 
 FLOOD = 300  # past the cap of 256
-# The flood's client opens a connection a request: a request on a kept-alive
-# connection to the server took about 44 ms on loopback, one on a new
-# connection about 6 ms (measured; not yet explained). An agent is named by
-# its clientInfo, never by its connection, so this changes nothing tested.
-FRESH = httpx2.Limits(max_keepalive_connections=0)
 
 
 # The servers served here in-process find their runtime folder in the
@@ -72,7 +67,7 @@ async def test_a_restriction_holds_for_every_client_past_the_cap(
     server = serve_mcp(registry=registry, on_agent=on_agent)
     await server.started()
     try:
-        async with httpx2.AsyncClient(timeout=30, limits=FRESH) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
             for i in range(FLOOD):
                 listed = await list_tools(
                     http, server.url, server.token, f"made-up-{i}"
@@ -106,7 +101,7 @@ async def test_a_busy_agent_is_kept_and_a_new_client_refused_until_one_is_idle(
     server = serve_mcp(registry=registry)
     await server.started()
     try:
-        async with httpx2.AsyncClient(timeout=30, limits=FRESH) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
             held = [
                 asyncio.ensure_future(
                     call_tool(http, server.url, server.token, f"busy-{i}", "slow", {})
@@ -139,7 +134,7 @@ async def test_an_approval_round_works_for_a_new_client_past_the_cap(
 
     with http_server(runtime) as server:
         token = server.token()
-        async with httpx2.AsyncClient(timeout=30, limits=FRESH) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
             for i in range(FLOOD):
                 listed = await list_tools(http, server.url, token, f"made-up-{i}")
                 assert "result" in listed, listed
