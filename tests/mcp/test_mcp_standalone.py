@@ -61,6 +61,10 @@ async def test_stdio_serves_lists_calls_and_refuses_bad_arguments_without_jupyte
         assert loud.content[0].text == "HI"
         unknown = await c.call_tool("nope", {})
         assert unknown.is_error and error_code(unknown) == "UNKNOWN_TOOL"
+        # This client declares no elicitation: an ask fails closed.
+        denied = await c.call_tool("delete_file", {"path": "a"})
+    assert denied.is_error
+    assert "no approval channel is available" in denied.content[0].text
     assert not blocked.exists(), blocked.read_text()
 
 
@@ -141,13 +145,10 @@ async def test_an_ask_becomes_an_elicitation_one_approved_one_rejected(
     ]
 
 
-async def test_without_the_capability_an_ask_fails_closed_or_as_configured(
+async def test_without_the_capability_an_ask_is_allowed_as_configured(
     runtime: Path,
 ) -> None:
-    async with stdio(serve_argv(str(TOOLS), "--stdio"), runtime) as c:
-        denied = await c.call_tool("delete_file", {"path": "a"})
-    assert denied.is_error
-    assert "no approval channel is available" in denied.content[0].text
+    # (Failing closed by default: the first test's client asks for it.)
     argv = serve_argv(str(TOOLS), "--stdio", "--without-elicitation", "allow")
     async with stdio(argv, runtime) as c:
         allowed = await c.call_tool("delete_file", {"path": "a"})
