@@ -144,10 +144,7 @@ def _done(cards: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, str]]:
     )
 
 
-def _wait(kernel: KernelHarness, what: str, check: Any, timeout: float = 60) -> None:
-    # Returns as soon as ``check`` holds. The first card of a follow loads
-    # the card modules in the kernel, and once, with both cores busy in CI,
-    # that took over 15 s; a missing card still fails here.
+def _wait(kernel: KernelHarness, what: str, check: Any, timeout: float = 15) -> None:
     kernel.wait_for(check, timeout=timeout, what=what)
 
 
