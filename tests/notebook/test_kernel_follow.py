@@ -218,6 +218,27 @@ def test_follow_shows_another_process_s_calls_live(
         writer.close()
 
 
+def test_a_line_written_before_the_first_poll_is_shown(
+    kernel: KernelHarness, tmp_path: Path
+) -> None:
+    # The task's first poll runs after the cell: a line the same cell
+    # writes after the magic came later than the follow, so it is new.
+    source, path = tmp_path / "lines.jsonl", tmp_path / "journal.jsonl"
+    writer = Writer(source)
+    try:
+        writer("append call-1:session call-1:call call-1:result")
+        follow = kernel.execute_async(
+            f"%tool_log --follow {path}\n"
+            f"open({str(path)!r}, 'a').write(open({str(source)!r}).read())"
+        )
+        kernel.collect(follow).check()
+        _wait(kernel, "call-1", lambda: _done(_cards(kernel, follow)) != [])
+        assert _done(_cards(kernel, follow)) == [("call-1", "12")]
+        kernel.run("%tool_log --follow --stop")
+    finally:
+        writer.close()
+
+
 def test_following_again_stops_the_first(kernel: KernelHarness, tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     writer = Writer(path)

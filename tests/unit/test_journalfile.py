@@ -92,6 +92,25 @@ def test_tail_reads_whole_lines_only_and_survives_rotation(tmp_path: Path) -> No
     tail.close()
 
 
+def test_tail_reads_what_came_after_it_was_made_before_its_first_poll(
+    tmp_path: Path,
+) -> None:
+    # A follow's first poll runs when the kernel's loop gets to it; a line
+    # written between the magic and that poll is new, not old.
+    path = tmp_path / "j.jsonl"
+    path.write_text(_line("old"))
+    tail = JournalTail(path)
+    with path.open("a") as fh:
+        fh.write(_line("early"))
+    assert _ids(tail.poll().events) == ["early"]
+    tail.close()
+    missing = tmp_path / "later.jsonl"
+    tail = JournalTail(missing)
+    missing.write_text(_line("first"))  # appears before the first poll
+    assert _ids(tail.poll().events) == ["first"]
+    tail.close()
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [("oops\n", r"not JSON \("), ("[1]\n", "an event must be an object")],

@@ -233,6 +233,10 @@ class JournalTail:
         The file; it may not exist yet.
     from_start
         Read what the file already holds too (default: only what comes next).
+
+    "Next" starts when the tail is made, not at its first poll: a follow's
+    first poll runs whenever the loop gets to it, and lines written in
+    between were skipped as old.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, from_start: bool = False):
@@ -244,6 +248,8 @@ class JournalTail:
         self._started = False
         self._missing = False
         self._refused = ""
+        if not from_start:
+            self._open([])  # "next" starts now: at the end of what it holds
 
     def poll(self, max_bytes: int = 4 * 1024 * 1024) -> TailRead:
         """Read the complete lines appended since the last poll."""
