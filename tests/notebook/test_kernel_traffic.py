@@ -8,7 +8,7 @@ JSON content's size), as a frontend receives it:
   re-sent), and the cell keeps 100,000 characters of each with a visible
   "… N more characters";
 - the MCP panel's header, re-sent on each new client, stays small with
-  300 sessions whose clients have 1 KB names;
+  150 sessions whose clients have 1 KB names;
 - a session left idle ends.
 
 ``DSH_TRAFFIC_REPORT=1`` prints the figures.
@@ -169,27 +169,27 @@ async def _open_sessions(url: str, token: str, count: int) -> int:
     return opened
 
 
-def test_the_mcp_panel_header_stays_small_with_300_sessions(
+def test_the_mcp_panel_header_stays_small_with_150_sessions(
     kernel: KernelHarness,
 ) -> None:
     served = _serve(kernel)
     done = _POOL.submit(
-        lambda: asyncio.run(_open_sessions(served["url"], served["token"], 300))
+        lambda: asyncio.run(_open_sessions(served["url"], served["token"], 150))
     )
-    kernel.wait_for(done.done, timeout=600, what="300 MCP sessions")
-    assert done.result() == 300
+    kernel.wait_for(done.done, timeout=600, what="150 MCP sessions")
+    assert done.result() == 150
     messages = [m for m in kernel.messages(served["cell"]) if m["msg_type"] in DISPLAYS]
     header_id = messages[0]["content"]["transient"]["display_id"]
     header = [
         m for m in messages if m["content"]["transient"]["display_id"] == header_id
     ]
-    _report("panel header, 300 sessions", header)
+    _report("panel header, 150 sessions", header)
     sizes = [_size(m) for m in header]
     # Before: 877 MB for 1,000 sessions, the largest message 2 MB (the
-    # header named every client: about 80 MB and 600 KB for 300).
+    # header named every client: about 20 MB and 300 KB for 150).
     assert max(sizes) < 4_000, max(sizes)
-    assert sum(sizes) < 1_500_000, sum(sizes)
-    assert "and 29" in header[-1]["content"]["data"]["text/plain"]  # "and 295 more"
+    assert sum(sizes) < 750_000, sum(sizes)
+    assert "and 145 more" in header[-1]["content"]["data"]["text/plain"]
     kernel.run("%tools serve --stop")
 
 
