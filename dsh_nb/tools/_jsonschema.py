@@ -41,6 +41,9 @@ def load_jsonschema() -> Any:
     if loaded is not None:
         return loaded
     with _lock:
+        loaded = sys.modules.get("jsonschema")  # another thread got here first
+        if loaded is not None:
+            return loaded
         if _GRAMMAR in sys.modules or importlib.util.find_spec(_GRAMMAR) is None:
             import jsonschema
 
