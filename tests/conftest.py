@@ -115,8 +115,9 @@ _WORKERS: Final = 2
 _FIRST: Final = (
     "notebooks/test_binder.py",
     "reliability/test_load.py",
-    "mcp/test_mcp_conformance.py",
     "docs/test_benchmarks.py",
+    # After a minute or more: .ci/run's npm ci is done by then.
+    "mcp/test_mcp_conformance.py",
     "docs/test_production.py",
     # Browser files, costliest first, so the last one to finish is short.
     "e2e/test_xss_corpus.py",
@@ -148,7 +149,7 @@ class _NotebooksOnce:
     The Binder test installs the package as Binder does and runs every
     notebook under nbval there, against the working tree's code; running
     them again here, against the checkout, would check the same cells a
-    second time (about 14 kernels and 3 minutes of CPU on two cores). So
+    second time (14 kernels, about a minute of a worker's time). So
     when the Binder test is selected, it is where they run; naming a
     notebook or ``notebooks/`` still runs them here. Last, so that ``-m``,
     ``-k`` and ``--deselect`` have chosen first.

@@ -3,20 +3,16 @@
 The MCP Inspector's CLI is a client on the TypeScript SDK, a second
 implementation of the protocol beside the Python SDK's ``Client``; the
 reference "everything" server sends every kind of content a tool result
-may hold. Both come pinned by ``package-lock.json``; ``npm ci`` runs once,
-on the first test that needs them (``.ci/run`` runs it up front).
+may hold. Both come pinned by ``package-lock.json``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+from tests.npmpeers import ensure_installed
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 _BIN = NODE_DIR / "node_modules" / ".bin"
@@ -32,23 +28,11 @@ class Finished:
 
 
 def installed() -> Path:
-    """The ``.bin`` folder, after ``npm ci`` if it is not there yet.
-
-    Without npm the tests skip locally and fail under CI, which must run
-    them: every machine of this project's kind has Node.js.
-    """
-    if (_BIN / "mcp-inspector").exists() and (_BIN / "mcp-server-everything").exists():
-        return _BIN
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("CI"):
-            pytest.fail("npm is not on PATH: the TypeScript MCP peers need Node.js")
-        pytest.skip("npm is not on PATH: the TypeScript MCP peers need Node.js")
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=NODE_DIR,
-        check=True,
-        timeout=600,
+    """The ``.bin`` folder, after ``npm ci`` (tests/npmpeers.py says when)."""
+    ensure_installed(
+        NODE_DIR,
+        [_BIN / "mcp-inspector", _BIN / "mcp-server-everything"],
+        "the TypeScript MCP peers",
     )
     return _BIN
 

@@ -26,7 +26,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -35,9 +34,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.mcp.servekit import http_server
+from tests.npmpeers import ensure_installed
 
 HERE = Path(__file__).resolve().parent / "conformance"
 _BIN = HERE / "node_modules" / ".bin"
@@ -80,19 +78,7 @@ NEEDS_A_SESSION = frozenset(
 
 def _installed() -> Path:
     node = _BIN / "node"
-    if node.exists() and (_SUITE / "index.js").exists():
-        return node
-    npm = shutil.which("npm")
-    if npm is None:
-        if os.environ.get("CI"):
-            pytest.fail("npm is not on PATH: the conformance suite needs Node.js")
-        pytest.skip("npm is not on PATH: the conformance suite needs Node.js")
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=HERE,
-        check=True,
-        timeout=900,
-    )
+    ensure_installed(HERE, [node, _SUITE / "index.js"], "the conformance suite")
     return node
 
 
