@@ -65,13 +65,11 @@ class bind:  # lower case: used as the function it replaced
         outer = capture.SINK.get()
         if door is None and outer is not None:
             return outer  # type: ignore[no-any-return]
-        shown = False
-        if door:
-            for hearer in door:
-                if getattr(hearer, "log", None) is not None:
-                    shown = True
-                    capture.install()
-                    break
+        shown = door is not None and any(
+            getattr(h, "log", None) is not None for h in door
+        )
+        if shown:
+            capture.install()
         ctx = self._ctx = ToolContext(self._execution, door or (), capture_output=shown)
         self._sink = capture.SINK.set(ctx)
         if door is not None:  # the calls this one starts get no door of theirs
