@@ -189,8 +189,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 # the grammar to its first use (tools/_jsonschema.py), so the server, and
 # the check below, start that much sooner (4.7 s -> 1.0 s for the check).
 _QUICK_JSONSCHEMA = (
-    "import sys; from dsh_nb.tools._jsonschema import load_jsonschema; "
-    "load_jsonschema(); "
+    "from dsh_nb.tools._jsonschema import load_jsonschema; load_jsonschema(); "
 )
 
 
@@ -312,7 +311,8 @@ def running_lab(base: Path) -> Iterator[LabServer]:
     command = [
         sys.executable,
         "-c",
-        _QUICK_JSONSCHEMA + "from jupyterlab.labapp import main; sys.exit(main())",
+        _QUICK_JSONSCHEMA
+        + "import sys; from jupyterlab.labapp import main; sys.exit(main())",
         "--allow-root",
         "--no-browser",
         f"--IdentityProvider.token={token}",
